@@ -1,0 +1,21 @@
+# Writes a C++ source holding every rules/*.json file as a string literal.
+# Invoked at build time: cmake -DRULES_DIR=... -DOUTPUT=... -P embed_rules.cmake
+file(GLOB rule_files "${RULES_DIR}/*.json")
+list(SORT rule_files)
+set(body "// Generated from rules/*.json by cmake/embed_rules.cmake. Do not edit.\n")
+string(APPEND body "#include \"rules/builtin_rules.hpp\"\n\nnamespace ff::rules {\nnamespace {\n")
+set(index 0)
+set(table "")
+foreach(f IN LISTS rule_files)
+  file(READ "${f}" content HEX)
+  # Hex-encode so no rule text can break out of the literal, whatever it contains.
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "\\\\x\\1" escaped "${content}")
+  get_filename_component(name "${f}" NAME)
+  string(APPEND body "const char kRule${index}[] = \"${escaped}\";\n")
+  string(APPEND table "    {\"${name}\", std::string_view(kRule${index}, sizeof(kRule${index}) - 1)},\n")
+  math(EXPR index "${index} + 1")
+endforeach()
+string(APPEND body "const EmbeddedFile kFiles[] = {\n${table}    {\"\", \"\"}};\n}  // namespace\n\n")
+string(APPEND body "std::span<const EmbeddedFile> builtin_rule_files() {\n  return std::span<const EmbeddedFile>(kFiles, ${index});\n}\n\n}  // namespace ff::rules\n")
+file(WRITE "${OUTPUT}.tmp" "${body}")
+file(COPY_FILE "${OUTPUT}.tmp" "${OUTPUT}" ONLY_IF_DIFFERENT)

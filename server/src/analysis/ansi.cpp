@@ -1,0 +1,95 @@
+#include "analysis/ansi.hpp"
+
+#include <cstring>
+
+namespace ff::analysis {
+
+namespace {
+
+bool is_sgr_residue(std::string_view s, std::size_t i, std::size_t& end) {
+  // "[0m", "[1;31m", "[m" at a position where ESC was lost.
+  if (i >= s.size() || s[i] != '[') return false;
+  std::size_t j = i + 1;
+  while (j < s.size() && j - i <= 12 && ((s[j] >= '0' && s[j] <= '9') || s[j] == ';')) ++j;
+  if (j < s.size() && s[j] == 'm') {
+    end = j + 1;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool may_contain_escapes(std::string_view line) {
+  for (unsigned char c : line) {
+    if (c < 0x20 && c != '\t') return true;
+    if (c == 0x7f) return true;
+  }
+  // Bare SGR residue only matters at the start of a line or after a space, where pasted
+  // logs carry it; checking for "[0m"-like text anywhere is cheap enough.
+  const void* p = std::memchr(line.data(), '[', line.size());
+  while (p) {
+    std::size_t i = static_cast<std::size_t>(static_cast<const char*>(p) - line.data());
+    std::size_t end;
+    if (is_sgr_residue(line, i, end)) return true;
+    if (i + 1 >= line.size()) break;
+    p = std::memchr(line.data() + i + 1, '[', line.size() - i - 1);
+  }
+  return false;
+}
+
+void strip_ansi(std::string_view s, CleanLine& out) {
+  out.text.clear();
+  out.origin.clear();
+  out.text.reserve(s.size());
+  out.origin.reserve(s.size());
+  std::size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == 0x1b) {
+      if (i + 1 >= s.size()) break;
+      char k = s[i + 1];
+      if (k == '[') {  // CSI: parameters and intermediates, then one final byte 0x40-0x7e
+        std::size_t j = i + 2;
+        while (j < s.size() && static_cast<unsigned char>(s[j]) >= 0x20 &&
+               static_cast<unsigned char>(s[j]) <= 0x3f)
+          ++j;
+        while (j < s.size() && static_cast<unsigned char>(s[j]) >= 0x20 &&
+               static_cast<unsigned char>(s[j]) <= 0x2f)
+          ++j;
+        i = j < s.size() ? j + 1 : j;
+      } else if (k == ']' || k == 'P' || k == '_' || k == '^') {  // OSC/DCS: until BEL or ST
+        std::size_t j = i + 2;
+        while (j < s.size()) {
+          if (s[j] == '\a') {
+            ++j;
+            break;
+          }
+          if (s[j] == 0x1b && j + 1 < s.size() && s[j + 1] == '\\') {
+            j += 2;
+            break;
+          }
+          ++j;
+        }
+        i = j;
+      } else {
+        i += 2;  // two-byte sequences such as ESC ( B or ESC =
+      }
+      continue;
+    }
+    std::size_t end;
+    if (c == '[' && (i == 0 || s[i - 1] == ' ' || s[i - 1] == ':') && is_sgr_residue(s, i, end)) {
+      i = end;
+      continue;
+    }
+    if ((c < 0x20 && c != '\t') || c == 0x7f) {
+      ++i;
+      continue;
+    }
+    out.text.push_back(static_cast<char>(c));
+    out.origin.push_back(i);
+    ++i;
+  }
+}
+
+}  // namespace ff::analysis

@@ -1,0 +1,136 @@
+#include "analysis/blocks.hpp"
+
+#include <re2/re2.h>
+
+#include <charconv>
+#include <string>
+
+#include "analysis/ansi.hpp"
+
+namespace ff::analysis {
+
+namespace {
+
+constexpr std::size_t kLookback = 24;
+
+std::string clean(std::string_view raw) {
+  if (!may_contain_escapes(raw)) return std::string(raw);
+  CleanLine c;
+  strip_ansi(raw, c);
+  return std::move(c.text);
+}
+
+bool to_int(std::string_view s, int& out) {
+  auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+  return r.ec == std::errc();
+}
+
+struct BlockPatterns {
+  RE2 root_cause{R"(Root Cause \(first observed failure\):)"};
+  RE2 other_failures{R"(^\s*(?:\[\d+\]:)?\s*Failures:|<NO_OTHER_FAILURES>)"};
+  RE2 field_rank{R"(^\s*rank\s*:\s*(\d+)(?:\s*\(local_rank:\s*(\d+)\))?)"};
+  RE2 field_host{R"(^\s*host\s*:\s*(\S+))"};
+  RE2 separator{R"(^\s*={10,}\s*$)"};
+  RE2 last_error{R"(^\s*(?:\[rank\d+\]:\s*)?Last error:\s*$)"};
+  RE2 nccl_error_in{R"(NCCL error in:|NCCL error:|ncclInternalError|ncclSystemError|ncclInvalidUsage|ncclUnhandledCudaError|ncclRemoteError)"};
+  RE2 rank_prefix{R"(^\s*\[(?:rank|default)(\d+)\]:)"};
+  RE2 traceback{R"(Traceback \(most recent call last\):)"};
+};
+
+const BlockPatterns& patterns() {
+  static const BlockPatterns p;
+  return p;
+}
+
+}  // namespace
+
+std::size_t previous_lines(std::string_view text, std::size_t offset, std::string_view* out,
+                           std::size_t max_lines) {
+  std::size_t n = 0;
+  std::size_t end = offset;  // exclusive end of the previous line's terminator
+  while (n < max_lines && end > 0) {
+    // Skip the terminator of the previous line ("\n", "\r\n" or "\r").
+    std::size_t e = end;
+    if (e > 0 && text[e - 1] == '\n') --e;
+    if (e > 0 && text[e - 1] == '\r') --e;
+    if (e == end) break;  // offset was not at a line start
+    std::size_t b = e;
+    while (b > 0 && text[b - 1] != '\n' && text[b - 1] != '\r') --b;
+    out[n++] = text.substr(b, e - b);
+    end = b;
+  }
+  return n;
+}
+
+void attribute_from_block(std::string_view text, Event& ev) {
+  const auto& p = patterns();
+  std::string_view prev[kLookback];
+  std::size_t n = previous_lines(text, ev.offset, prev, kLookback);
+
+  // torchelastic summary: the event line is a field ("exitcode : -9") of a failure record.
+  // Walk back through the record's fields to its header.
+  bool rank_known = ev.source.rank.has_value();
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string line = clean(prev[i]);
+    re2::StringPiece a, b;
+    if (!rank_known && RE2::PartialMatch(line, p.field_rank, &a, &b)) {
+      int r;
+      if (to_int(std::string_view(a.data(), a.size()), r)) ev.source.rank = r;
+      if (!b.empty() && to_int(std::string_view(b.data(), b.size()), r)) ev.source.local_rank = r;
+      rank_known = true;
+      continue;
+    }
+    if (ev.source.host.empty() && RE2::PartialMatch(line, p.field_host, &a)) {
+      ev.source.host = std::string(a.data(), a.size());
+      continue;
+    }
+    if (RE2::PartialMatch(line, p.root_cause)) {
+      ev.in_root_cause_record = true;
+      break;
+    }
+    if (RE2::PartialMatch(line, p.other_failures) || RE2::PartialMatch(line, p.separator)) break;
+    // Fields of a record are "key : value" lines; anything else ends the walk.
+    if (line.find(':') == std::string::npos) break;
+  }
+  // Fields printed after the event line (rank usually comes after exitcode in the record)
+  // are found by the caller's forward scan; see scan.cpp.
+
+  if (ev.source.rank) return;
+  // NCCL error chain: "...NCCL error in: ..." / "ncclXxx: ..." / "Last error:" / message.
+  for (std::size_t i = 0; i < n && i < 6; ++i) {
+    std::string line = clean(prev[i]);
+    re2::StringPiece a;
+    if (RE2::PartialMatch(line, p.nccl_error_in) || RE2::PartialMatch(line, p.last_error)) {
+      if (RE2::PartialMatch(line, p.rank_prefix, &a)) {
+        int r;
+        if (to_int(std::string_view(a.data(), a.size()), r)) ev.source.rank = r;
+        return;
+      }
+      continue;
+    }
+    break;
+  }
+  // Python traceback: the exception line may lack the prefix its frames carry. Only a line
+  // directly below a frame ("  File ...", or the code under it) belongs to the traceback.
+  if (!ev.source.host.empty() || ev.source.pid) return;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string line = clean(prev[i]);
+    re2::StringPiece a;
+    std::string_view content = line;
+    bool prefixed = RE2::PartialMatch(line, p.rank_prefix, &a);
+    if (prefixed) {
+      std::size_t colon = line.find("]:");
+      content = std::string_view(line).substr(colon == std::string::npos ? 0 : colon + 2);
+    }
+    bool frame = content.rfind("  ", 0) == 0 || content.rfind("Traceback", 0) == 0;
+    if (!frame) return;
+    if (prefixed) {
+      int r;
+      if (to_int(std::string_view(a.data(), a.size()), r)) ev.source.rank = r;
+      return;
+    }
+    if (content.rfind("Traceback", 0) == 0) return;
+  }
+}
+
+}  // namespace ff::analysis

@@ -1,0 +1,26 @@
+// Multi-line structures that give a line its meaning or its owner. They are looked up
+// lazily, only around lines that matched a rule, by walking the text backwards a bounded
+// number of lines; nothing is kept for lines that matched nothing.
+//   - torchelastic ChildFailedError summaries ("Root Cause (first observed failure):" with
+//     rank, host, exitcode, time, error_file fields)
+//   - NCCL error chains: "NCCL error in: ..." / "Last error:" / the real message
+//   - Python tracebacks: frames printed with a "[rankN]:" prefix, exception line without
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "analysis/event.hpp"
+
+namespace ff::analysis {
+
+// Fills in rank, host and time for `ev` from the block around it when the line itself does
+// not carry them. `text` is the whole input the event came from.
+void attribute_from_block(std::string_view text, Event& ev);
+
+// Returns up to `max_lines` lines that end just before `offset` (nearest last).
+// Exposed for tests.
+std::size_t previous_lines(std::string_view text, std::size_t offset, std::string_view* out,
+                           std::size_t max_lines);
+
+}  // namespace ff::analysis

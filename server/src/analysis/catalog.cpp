@@ -1,0 +1,160 @@
+#include "analysis/catalog.hpp"
+
+#include <re2/re2.h>
+#include <re2/set.h>
+
+#include <algorithm>
+
+namespace ff::analysis {
+
+namespace {
+
+RE2::Options pattern_options() {
+  RE2::Options o;
+  o.set_log_errors(false);
+  o.set_max_mem(64 << 20);
+  return o;
+}
+
+struct CompiledPattern {
+  std::size_t rule;
+  std::size_t pattern;
+  std::unique_ptr<RE2> re;
+  std::vector<std::pair<int, std::string>> groups;  // group index -> name
+};
+
+}  // namespace
+
+struct Catalog::Impl {
+  RE2::Set set{pattern_options(), RE2::UNANCHORED};
+  // Set index -> what it is: a rule pattern (check == npos) or a check's evidence pattern.
+  struct Entry {
+    std::size_t pattern_slot;  // index into `patterns`, or npos for check entries
+    std::size_t rule;
+    std::size_t check;
+  };
+  std::vector<Entry> entries;
+  std::vector<CompiledPattern> patterns;
+  std::vector<std::vector<std::unique_ptr<RE2>>> excludes;  // per rule
+  bool any = false;
+};
+
+Catalog::Catalog() : impl_(std::make_unique<Impl>()) {}
+Catalog::Catalog(Catalog&&) noexcept = default;
+Catalog& Catalog::operator=(Catalog&&) noexcept = default;
+Catalog::~Catalog() = default;
+
+Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* errors) {
+  Catalog cat;
+  auto report = [&](const Rule& r, std::string field, std::string msg) {
+    if (errors) errors->push_back({r.origin, r.id, std::move(field), std::move(msg)});
+  };
+  // First pass: drop rules with any pattern that does not compile, so a broken rule never
+  // contributes half of its patterns.
+  std::vector<Rule> ok;
+  for (auto& r : rules) {
+    bool good = !r.patterns.empty();
+    if (!good) report(r, "patterns", "a rule needs at least one pattern");
+    auto try_compile = [&](const std::string& pat, const std::string& field) {
+      RE2 re(pat, pattern_options());
+      if (!re.ok()) {
+        report(r, field, re.error());
+        good = false;
+      }
+    };
+    for (std::size_t i = 0; i < r.patterns.size(); ++i)
+      try_compile(r.patterns[i], "patterns[" + std::to_string(i) + "]");
+    for (std::size_t i = 0; i < r.exclude.size(); ++i)
+      try_compile(r.exclude[i], "exclude[" + std::to_string(i) + "]");
+    for (std::size_t c = 0; c < r.checks.size(); ++c)
+      for (std::size_t e = 0; e < r.checks[c].evidence.size(); ++e)
+        try_compile(r.checks[c].evidence[e],
+                    "checks[" + std::to_string(c) + "].evidence[" + std::to_string(e) + "]");
+    if (good) ok.push_back(std::move(r));
+  }
+  cat.rules_ = std::move(ok);
+  auto& impl = *cat.impl_;
+  impl.excludes.resize(cat.rules_.size());
+  for (std::size_t ri = 0; ri < cat.rules_.size(); ++ri) {
+    const Rule& r = cat.rules_[ri];
+    for (std::size_t pi = 0; pi < r.patterns.size(); ++pi) {
+      std::string err;
+      int idx = impl.set.Add(r.patterns[pi], &err);
+      if (idx < 0) {
+        report(r, "patterns[" + std::to_string(pi) + "]", err);
+        continue;
+      }
+      CompiledPattern cp{ri, pi, std::make_unique<RE2>(r.patterns[pi], pattern_options()), {}};
+      for (const auto& [name, group] : cp.re->NamedCapturingGroups())
+        cp.groups.emplace_back(group, name);
+      impl.entries.push_back({impl.patterns.size(), ri, std::string::npos});
+      impl.patterns.push_back(std::move(cp));
+      impl.any = true;
+    }
+    for (const auto& ex : r.exclude)
+      impl.excludes[ri].push_back(std::make_unique<RE2>(ex, pattern_options()));
+    for (std::size_t ci = 0; ci < r.checks.size(); ++ci) {
+      for (const auto& ev : r.checks[ci].evidence) {
+        std::string err;
+        if (impl.set.Add(ev, &err) >= 0) {
+          impl.entries.push_back({std::string::npos, ri, ci});
+          impl.any = true;
+        }
+      }
+    }
+  }
+  if (impl.any && !impl.set.Compile()) {
+    if (errors) errors->push_back({"", "", "", "the rule set exceeds RE2's memory budget"});
+    impl.any = false;
+  }
+  return cat;
+}
+
+const Rule* Catalog::find(std::string_view id) const {
+  for (const auto& r : rules_)
+    if (r.id == id) return &r;
+  return nullptr;
+}
+
+bool Catalog::empty() const { return !impl_->any; }
+
+void Catalog::match(std::string_view line, std::vector<PatternHit>& out,
+                    std::vector<std::pair<std::size_t, std::size_t>>& checks,
+                    std::vector<int>& scratch) const {
+  if (!impl_->any) return;
+  scratch.clear();
+  re2::StringPiece text(line.data(), line.size());
+  if (!impl_->set.Match(text, &scratch)) return;
+  std::size_t last_rule = static_cast<std::size_t>(-1);
+  std::sort(scratch.begin(), scratch.end());
+  for (int idx : scratch) {
+    const Impl::Entry& e = impl_->entries[static_cast<std::size_t>(idx)];
+    if (e.pattern_slot == std::string::npos) {
+      checks.emplace_back(e.rule, e.check);
+      continue;
+    }
+    const CompiledPattern& cp = impl_->patterns[e.pattern_slot];
+    if (cp.rule == last_rule) continue;  // one hit per rule and line: the first pattern wins
+    bool excluded = false;
+    for (const auto& ex : impl_->excludes[cp.rule])
+      if (RE2::PartialMatch(text, *ex)) {
+        excluded = true;
+        break;
+      }
+    if (excluded) continue;
+    int n = cp.re->NumberOfCapturingGroups() + 1;
+    std::vector<re2::StringPiece> sub(static_cast<std::size_t>(n));
+    if (!cp.re->Match(text, 0, text.size(), RE2::UNANCHORED, sub.data(), n)) continue;
+    PatternHit hit{cp.rule, cp.pattern, {}, 0, 0};
+    hit.match_begin = static_cast<std::size_t>(sub[0].data() - text.data());
+    hit.match_end = hit.match_begin + sub[0].size();
+    for (const auto& [group, name] : cp.groups) {
+      const auto& s = sub[static_cast<std::size_t>(group)];
+      if (s.data() != nullptr) hit.captures.push_back({name, std::string(s.data(), s.size())});
+    }
+    out.push_back(std::move(hit));
+    last_rule = cp.rule;
+  }
+}
+
+}  // namespace ff::analysis

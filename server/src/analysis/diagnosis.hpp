@@ -1,0 +1,45 @@
+// From events to ranked hypotheses: which line initiated the failure, which lines are its
+// collateral, and how sure we are.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "analysis/catalog.hpp"
+#include "analysis/event.hpp"
+#include "analysis/scan.hpp"
+
+namespace ff::analysis {
+
+struct CheckResult {
+  std::string text;
+  bool satisfied = false;
+};
+
+struct Diagnosis {
+  std::string category;
+  std::size_t rule = 0;        // rule of the initiating event
+  double confidence = 0;       // in (0, 1)
+  std::size_t initiating = 0;  // index into Analysis::events
+  std::vector<std::size_t> evidence;    // further events supporting this hypothesis
+  std::vector<std::size_t> collateral;  // consequences it explains (top diagnosis only)
+  std::vector<CheckResult> checks;
+  std::string reasoning;  // one sentence: why this line was chosen as the initiating one
+};
+
+struct Analysis {
+  std::vector<FileSummary> files;
+  std::vector<Event> events;
+  std::vector<std::size_t> rule_hits;    // total hits per rule (events may be capped)
+  std::vector<std::size_t> context;      // context and benign events, in log order
+  std::vector<Diagnosis> diagnoses;      // most likely first; empty means nothing is wrong
+  // True when every piece of failure evidence is a victim's: the initiating rank's own
+  // output is not in the log.
+  bool only_victims = false;
+};
+
+// Ranks hypotheses from the scanned events. Pure: same input, same output.
+Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanState state);
+
+}  // namespace ff::analysis

@@ -1,0 +1,60 @@
+// Splits text into lines the way editors and the Language Server Protocol do: "\n", "\r\n"
+// and a lone "\r" each end a line. A tqdm progress bar that redraws itself with "\r" thus
+// becomes one line per redraw, and line numbers agree between the CLI and the editor.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <string_view>
+
+namespace ff::analysis {
+
+struct LineSpan {
+  std::size_t number;  // 0-based
+  std::size_t begin;   // byte offset of the first character
+  std::string_view text;  // without the terminator
+};
+
+class LineCursor {
+ public:
+  explicit LineCursor(std::string_view text, std::size_t first_number = 0,
+                      std::size_t base_offset = 0)
+      : text_(text), number_(first_number), base_(base_offset) {}
+
+  // Produces the next line; false at the end. A final line without terminator counts; an
+  // empty text has no lines, and a text ending in a terminator has no empty last line.
+  bool next(LineSpan& out) {
+    if (pos_ >= text_.size()) return false;
+    const char* start = text_.data() + pos_;
+    std::size_t rest = text_.size() - pos_;
+    const void* nl = std::memchr(start, '\n', rest);
+    std::size_t seg = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - start) : rest;
+    // A carriage return inside the segment ends the line early (lone CR or CRLF).
+    const void* cr = seg ? std::memchr(start, '\r', seg) : nullptr;
+    std::size_t len;
+    std::size_t advance;
+    if (cr) {
+      len = static_cast<std::size_t>(static_cast<const char*>(cr) - start);
+      advance = len + 1;
+      if (len + 1 < rest && start[len + 1] == '\n') advance = len + 2;
+    } else {
+      len = seg;
+      advance = nl ? seg + 1 : seg;
+    }
+    out.number = number_++;
+    out.begin = base_ + pos_;
+    out.text = std::string_view(start, len);
+    pos_ += advance;
+    return true;
+  }
+
+  std::size_t offset() const { return pos_; }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  std::size_t number_;
+  std::size_t base_;
+};
+
+}  // namespace ff::analysis

@@ -1,0 +1,263 @@
+#include "analysis/line_source.hpp"
+
+#include <re2/re2.h>
+
+#include <charconv>
+
+namespace ff::analysis {
+
+namespace {
+
+// Prefix patterns are compiled once and only ever run on lines that matched a rule, so
+// clarity wins over hand-written scanning here.
+struct Prefixes {
+  RE2 ray{R"(^\(([\w.]+) pid=(\d+)(?:, ip=([\d.]+))?\) ?)"};
+  RE2 torchrun{R"(^\[(?:rank|default)(\d+)\]: ?)"};
+  RE2 mpi{R"(^\[\d+,(\d+)\]<(?:stdout|stderr|stddiag)>: ?)"};
+  RE2 slurm{R"(^ *(\d{1,6}): )"};
+  RE2 glog{R"(^\[?([IWEF])(\d\d)(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d+))? +(\d+) ([\w./-]+:\d+)\] ?)"};
+  RE2 c10d{R"(^\[([IWEF]) ([\w./-]+:\d+)\] ?)"};
+  RE2 nccl_header{R"(^([^\s:\[\]]+):(\d+):(\d+) \[(\d+)\] )"};
+  RE2 nccl_dev_only{R"(^\[(\d+)\] )"};
+  RE2 nccl_level{R"(^(?:([\w./+-]+:\d+) )?NCCL (INFO|WARN|TRACE|ERROR|ABORT)\b ?)"};
+  RE2 nccl_old_level{R"(^([\w./+-]+:\d+) (WARN|INFO) )"};
+  RE2 ucx{R"(^\[([^\s:\[\]]+):(\d+) *:(\d+):(\d+)\] +)"};
+  RE2 host{R"(^([A-Za-z0-9][\w.-]{0,127}): ?)"};
+  RE2 ipv4{R"(^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$)"};
+  RE2 nccl_test_msg{R"(^(?:Test (?:NCCL |CUDA )?failure|\.\. ))"};
+  RE2 syslog{R"(^([A-Z][a-z]{2}) +(\d{1,2}) (\d\d):(\d\d):(\d\d) (\S+) [\w./-]+(?:\[\d+\])?: )"};
+  RE2 iso{R"(^\[?(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?:Z|[+-]\d\d:?\d\d)?\]? )"};
+  RE2 uptime{R"(^\[ *(\d+)\.(\d+)\] )"};
+  RE2 relative_uptime{R"(^\[ *\+\d+\.\d+\] )"};
+};
+
+const Prefixes& prefixes() {
+  static const Prefixes p;
+  return p;
+}
+
+template <typename T>
+bool to_num(std::string_view s, T& out) {
+  auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+double frac(std::string_view digits) {
+  double f = 0, scale = 0.1;
+  for (char c : digits) {
+    if (c < '0' || c > '9') break;
+    f += (c - '0') * scale;
+    scale /= 10;
+  }
+  return f;
+}
+
+// Days since 1970-01-01 for a civil date (Howard Hinnant's algorithm).
+long days_from_civil(long y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const long era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<long>(doe) - 719468;
+}
+
+int month_index(std::string_view mon) {
+  static constexpr std::string_view names[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                               "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  for (int i = 0; i < 12; ++i)
+    if (names[i] == mon) return i + 1;
+  return 0;
+}
+
+double no_year_seconds(int month, int day, int h, int m, int s) {
+  return ((month * 31.0 + day) * 24 + h) * 3600.0 + m * 60 + s;
+}
+
+}  // namespace
+
+std::size_t parse_timestamp(std::string_view s, TimeKind& kind, double& seconds) {
+  const auto& p = prefixes();
+  re2::StringPiece in(s.data(), s.size());
+  std::string_view y, mo, d, h, mi, se, fr;
+  re2::StringPiece a[7];
+  if (RE2::Consume(&in, p.iso, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6])) {
+    long yy = 0;
+    unsigned mm = 0, dd = 0;
+    int hh = 0, mn = 0, ss = 0;
+    to_num(std::string_view(a[0].data(), a[0].size()), yy);
+    to_num(std::string_view(a[1].data(), a[1].size()), mm);
+    to_num(std::string_view(a[2].data(), a[2].size()), dd);
+    to_num(std::string_view(a[3].data(), a[3].size()), hh);
+    to_num(std::string_view(a[4].data(), a[4].size()), mn);
+    to_num(std::string_view(a[5].data(), a[5].size()), ss);
+    kind = TimeKind::kWallClock;
+    seconds = static_cast<double>(days_from_civil(yy, mm, dd)) * 86400.0 + hh * 3600 + mn * 60 +
+              ss + frac(std::string_view(a[6].data(), a[6].size()));
+    return static_cast<std::size_t>(in.data() - s.data());
+  }
+  in = re2::StringPiece(s.data(), s.size());
+  if (RE2::Consume(&in, p.uptime, &a[0], &a[1])) {
+    double whole = 0;
+    long w = 0;
+    to_num(std::string_view(a[0].data(), a[0].size()), w);
+    whole = static_cast<double>(w);
+    kind = TimeKind::kKernelUptime;
+    seconds = whole + frac(std::string_view(a[1].data(), a[1].size()));
+    return static_cast<std::size_t>(in.data() - s.data());
+  }
+  in = re2::StringPiece(s.data(), s.size());
+  if (RE2::Consume(&in, p.relative_uptime)) {
+    // dmesg -H / -d deltas: a time, but not one that orders lines across hosts.
+    kind = TimeKind::kNone;
+    return static_cast<std::size_t>(in.data() - s.data());
+  }
+  return 0;
+}
+
+LineSource parse_line_source(std::string_view line) {
+  const auto& p = prefixes();
+  LineSource src;
+  std::size_t pos = 0;
+  // Prefixes nest in launcher order (Ray > torchrun > NCCL), but real logs vary; peel
+  // whatever matches until nothing does. Bounded so adversarial input cannot loop long.
+  for (int round = 0; round < 12 && pos < line.size(); ++round) {
+    std::string_view rest = line.substr(pos);
+    re2::StringPiece in(rest.data(), rest.size());
+    re2::StringPiece a[9];
+    auto consumed = [&]() { return static_cast<std::size_t>(in.data() - rest.data()); };
+    auto sv = [](const re2::StringPiece& x) { return std::string_view(x.data(), x.size()); };
+
+    if (RE2::Consume(&in, p.ray, &a[0], &a[1], &a[2])) {
+      std::int64_t pid;
+      if (to_num(sv(a[1]), pid)) src.pid = pid;
+      if (!a[2].empty() && src.host.empty()) src.host = std::string(sv(a[2]));
+      pos += consumed();
+      continue;
+    }
+    if (RE2::Consume(&in, p.torchrun, &a[0]) || RE2::Consume(&in, p.mpi, &a[0])) {
+      int r;
+      if (to_num(sv(a[0]), r)) src.rank = r;
+      pos += consumed();
+      continue;
+    }
+    if (RE2::Consume(&in, p.ucx, &a[0], &a[1], &a[2], &a[3])) {
+      src.host = std::string(sv(a[0]));
+      std::int64_t v;
+      if (to_num(sv(a[1]), v)) src.pid = v;
+      if (to_num(sv(a[3]), v)) src.tid = v;
+      pos += consumed();
+      continue;
+    }
+    TimeKind kind = TimeKind::kNone;
+    double secs = 0;
+    if (std::size_t n = parse_timestamp(rest, kind, secs)) {
+      if (kind != TimeKind::kNone && src.time_kind == TimeKind::kNone) {
+        src.time_kind = kind;
+        src.time = secs;
+      }
+      pos += n;
+      continue;
+    }
+    if (RE2::Consume(&in, p.syslog, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5])) {
+      int mon = month_index(sv(a[0]));
+      int d = 0, h = 0, m = 0, s = 0;
+      to_num(sv(a[1]), d);
+      to_num(sv(a[2]), h);
+      to_num(sv(a[3]), m);
+      to_num(sv(a[4]), s);
+      if (src.time_kind == TimeKind::kNone && mon) {
+        src.time_kind = TimeKind::kWallClockNoYear;
+        src.time = no_year_seconds(mon, d, h, m, s);
+      }
+      if (src.host.empty()) src.host = std::string(sv(a[5]));
+      pos += consumed();
+      continue;
+    }
+    if (RE2::Consume(&in, p.glog, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7])) {
+      int mon = 0, d = 0, h = 0, m = 0, s = 0;
+      to_num(sv(a[1]), mon);
+      to_num(sv(a[2]), d);
+      to_num(sv(a[3]), h);
+      to_num(sv(a[4]), m);
+      to_num(sv(a[5]), s);
+      if (src.time_kind == TimeKind::kNone) {
+        src.time_kind = TimeKind::kWallClockNoYear;
+        src.time = no_year_seconds(mon, d, h, m, s) + frac(sv(a[6]));
+      }
+      std::int64_t tid;
+      if (!src.tid && to_num(sv(a[7]), tid)) src.tid = tid;
+      pos += consumed();
+      continue;
+    }
+    if (RE2::Consume(&in, p.c10d, &a[0], &a[1])) {
+      pos += consumed();
+      continue;
+    }
+    if (RE2::Consume(&in, p.nccl_header, &a[0], &a[1], &a[2], &a[3])) {
+      src.host = std::string(sv(a[0]));
+      std::int64_t v;
+      int dev;
+      if (to_num(sv(a[1]), v)) src.pid = v;
+      if (to_num(sv(a[2]), v)) src.tid = v;
+      if (to_num(sv(a[3]), dev)) src.device = dev;
+      pos += consumed();
+      continue;
+    }
+    if (RE2::Consume(&in, p.nccl_level, &a[0], &a[1])) {
+      if (!a[0].empty()) src.nccl_file = std::string(sv(a[0]));
+      std::string_view lvl = sv(a[1]);
+      src.level = lvl == "INFO"    ? NcclLevel::kInfo
+                  : lvl == "WARN"  ? NcclLevel::kWarn
+                  : lvl == "TRACE" ? NcclLevel::kTrace
+                  : lvl == "ERROR" ? NcclLevel::kError
+                                   : NcclLevel::kAbort;
+      pos += consumed();
+      break;  // the message proper follows NCCL's level
+    }
+    if (RE2::Consume(&in, p.nccl_old_level, &a[0], &a[1])) {
+      src.nccl_file = std::string(sv(a[0]));
+      src.level = sv(a[1]) == "WARN" ? NcclLevel::kWarn : NcclLevel::kInfo;
+      pos += consumed();
+      break;
+    }
+    if (!src.device && RE2::Consume(&in, p.nccl_dev_only, &a[0])) {
+      // "[0] misc/ibvwrap.cc:284 NCCL WARN ..." with the host part cut off; only accept it
+      // when an NCCL level follows, otherwise "[0]" is ordinary text.
+      re2::StringPiece after = in;
+      if (RE2::Consume(&after, p.nccl_level)) {
+        int dev;
+        if (to_num(sv(a[0]), dev)) src.device = dev;
+        pos += consumed();
+        continue;
+      }
+      in = re2::StringPiece(rest.data(), rest.size());
+    }
+    if (RE2::Consume(&in, p.slurm, &a[0])) {
+      int r;
+      if (!src.rank && to_num(sv(a[0]), r)) src.rank = r;
+      pos += consumed();
+      continue;
+    }
+    if (RE2::Consume(&in, p.host, &a[0])) {
+      // "node01: <NCCL line>" (pdsh, DeepSpeed) or "host: Test NCCL failure" (nccl-tests).
+      // A word followed by a colon is also how Python prints "ValueError: ...", so accept it
+      // as a host only when something that a host prefix introduces follows.
+      std::string_view host = sv(a[0]);
+      std::string_view after(in.data(), in.size());
+      re2::StringPiece probe(after.data(), after.size());
+      bool ok = after.empty() || RE2::PartialMatch(host, p.ipv4) ||
+                RE2::Consume(&probe, p.nccl_header) || RE2::Consume(&probe, p.nccl_test_msg);
+      if (ok) {
+        if (src.host.empty()) src.host = std::string(host);
+        pos += consumed();
+        continue;
+      }
+    }
+    break;
+  }
+  src.body = pos;
+  return src;
+}
+
+}  // namespace ff::analysis

@@ -1,0 +1,78 @@
+// A rule is one failure signature: patterns that recognise its lines plus everything a
+// person needs once it matched. Rules are plain data; the JSON loader in server/src/rules
+// builds them, the analysis core only reads them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ff::analysis {
+
+// What a matching line says about the failure.
+//   cause:   the line can be the first fault (it becomes a hypothesis of its own)
+//   symptom: the line is a consequence (watchdog timeouts, re-raised errors); it explains the
+//            failure only when no cause is in the log, and is collateral otherwise
+//   context: the line explains the setting (versions, chosen transports); never a diagnosis
+enum class Role { kCause, kSymptom, kContext };
+
+struct Check {
+  std::string text;
+  // RE2 patterns; when any line of the log matches one, the check is shown as satisfied.
+  std::vector<std::string> evidence;
+};
+
+struct Fix {
+  std::string summary;
+  std::vector<std::pair<std::string, std::string>> env;  // variable -> value, in order
+  std::vector<std::string> steps;
+};
+
+struct Verify {
+  std::string command;
+  std::string expect;  // the line that proves the fix worked
+};
+
+struct Related {
+  std::string rule;
+  std::string distinguish;  // the variable or observation that tells the two apart
+};
+
+// Cross-rank comparison: the same rule firing on many ranks is compared on these captures.
+// The rank whose value is in the minority (ties: the smallest number, i.e. the one lagging)
+// is the lead. When `mismatch_category` is set and values differ, the diagnosis becomes that
+// category (ranks disagreeing on SeqNum/OpType is a desync, not a slow rank).
+struct CrossRank {
+  std::vector<std::string> keys;
+  std::string mismatch_category;
+};
+
+struct Rule {
+  std::string id;
+  std::string category;
+  std::string title;
+  Role role = Role::kCause;
+  // Prior belief, in (0, 1], that a line of this rule is the root cause (cause) or the best
+  // available explanation (symptom). Specific signatures score high, generic ones low.
+  double weight = 0.5;
+  // Lines that mean nothing is wrong (a plugin probe, a missing optional library). They are
+  // reported as context and keep a log that has nothing else in category `none`.
+  bool benign = false;
+  std::vector<std::string> patterns;  // RE2, unanchored, run on the ANSI-stripped line
+  std::vector<std::string> exclude;   // RE2; a line matching one of these is not a hit
+  std::string indicates;
+  std::vector<std::string> mechanisms;
+  std::vector<Check> checks;
+  Fix fix;
+  Verify verify;
+  std::vector<Related> related;
+  std::string nccl_versions;
+  std::string pytorch_versions;
+  std::vector<std::string> examples_match;
+  std::vector<std::string> examples_no_match;
+  std::optional<CrossRank> cross_rank;
+  std::string origin;  // where the rule came from (a file path, or "builtin:<name>")
+};
+
+}  // namespace ff::analysis

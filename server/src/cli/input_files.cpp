@@ -1,0 +1,171 @@
+#include "cli/input_files.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+namespace ff::cli {
+
+InputFile::InputFile(std::string name, std::string_view text, void* map, std::size_t map_len,
+                     std::string owned)
+    : name_(std::move(name)), text_(text), map_(map), map_len_(map_len), owned_(std::move(owned)) {
+  if (!map_) text_ = owned_;
+}
+
+InputFile::InputFile(InputFile&& o) noexcept
+    : name_(std::move(o.name_)), map_(o.map_), map_len_(o.map_len_), owned_(std::move(o.owned_)) {
+  text_ = map_ ? o.text_ : std::string_view(owned_);
+  o.map_ = nullptr;
+  o.map_len_ = 0;
+  o.text_ = {};
+}
+
+InputFile::~InputFile() {
+  if (map_) munmap(map_, map_len_);
+}
+
+bool looks_like_log(std::string_view f) {
+  auto ends = [&](std::string_view s) { return f.size() >= s.size() && f.substr(f.size() - s.size()) == s; };
+  return ends(".log") || ends(".out") || ends(".err") || ends(".txt") ||
+         (f.rfind("slurm-", 0) == 0 && ends(".out"));
+}
+
+namespace {
+
+bool read_fd(int fd, std::string& out, std::string& err) {
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      err = std::strerror(errno);
+      return false;
+    }
+    if (n == 0) return true;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+}
+
+std::string compressed_hint(std::string_view head) {
+  if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
+      static_cast<unsigned char>(head[1]) == 0x8b)
+    return "is gzip-compressed; decompress it first, e.g. zcat FILE | firstfault analyze -";
+  if (head.size() >= 4 && head.substr(0, 4) == "\x28\xb5\x2f\xfd")
+    return "is zstd-compressed; decompress it first, e.g. zstdcat FILE | firstfault analyze -";
+  if (head.size() >= 3 && head.substr(0, 3) == "BZh")
+    return "";  // "BZh" may be ordinary text; leave it alone
+  if (head.size() >= 6 && head.substr(0, 6) == "\xfd" "7zXZ\x00")
+    return "is xz-compressed; decompress it first, e.g. xzcat FILE | firstfault analyze -";
+  return "";
+}
+
+bool open_one(const std::string& path, std::vector<InputFile>& out, InputError& error) {
+  if (path == "-") {
+    std::string data, err;
+    if (!read_fd(STDIN_FILENO, data, err)) {
+      error = {"<stdin>", "cannot be read: " + err};
+      return false;
+    }
+    if (auto hint = compressed_hint(data); !hint.empty()) {
+      error = {"<stdin>", hint};
+      return false;
+    }
+    out.emplace_back("<stdin>", std::string_view(), nullptr, 0, std::move(data));
+    return true;
+  }
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    error = {path, std::strerror(errno)};
+    return false;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+      std::error_code ec2;
+      if (it->is_regular_file(ec2) && looks_like_log(it->path().filename().string()))
+        files.push_back(it->path().string());
+    }
+    if (ec) {
+      error = {path, ec.message()};
+      return false;
+    }
+    if (files.empty()) {
+      error = {path, "is a directory with no log files (*.log, *.out, *.err, *.txt)"};
+      return false;
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files)
+      if (!open_one(f, out, error)) return false;
+    return true;
+  }
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode)) {
+    error = {path, "is a device or socket, not a log file"};
+    return false;
+  }
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error = {path, std::strerror(errno)};
+    return false;
+  }
+  if (S_ISFIFO(st.st_mode)) {
+    std::string data, err;
+    bool ok = read_fd(fd, data, err);
+    ::close(fd);
+    if (!ok) {
+      error = {path, "cannot be read: " + err};
+      return false;
+    }
+    out.emplace_back(path, std::string_view(), nullptr, 0, std::move(data));
+    return true;
+  }
+  std::size_t len = static_cast<std::size_t>(st.st_size);
+  if (len == 0) {
+    ::close(fd);
+    out.emplace_back(path, std::string_view(), nullptr, 0, std::string());
+    return true;
+  }
+  void* map = ::mmap(nullptr, len, PROT_READ, MAP_PRIVATE, fd, 0);
+  int map_errno = errno;
+  ::close(fd);
+  if (map == MAP_FAILED) {
+    // Some files (procfs, some network filesystems) cannot be mapped; read them instead.
+    int fd2 = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    std::string data, err;
+    if (fd2 < 0 || !read_fd(fd2, data, err)) {
+      if (fd2 >= 0) ::close(fd2);
+      error = {path, std::string("cannot be read: ") + std::strerror(map_errno)};
+      return false;
+    }
+    ::close(fd2);
+    out.emplace_back(path, std::string_view(), nullptr, 0, std::move(data));
+    return true;
+  }
+  ::madvise(map, len, MADV_SEQUENTIAL);
+  std::string_view text(static_cast<const char*>(map), len);
+  if (auto hint = compressed_hint(text.substr(0, 8)); !hint.empty()) {
+    ::munmap(map, len);
+    error = {path, hint};
+    return false;
+  }
+  out.emplace_back(path, text, map, len, std::string());
+  return true;
+}
+
+}  // namespace
+
+bool open_inputs(const std::vector<std::string>& args, std::vector<InputFile>& out, InputError& error) {
+  out.reserve(out.size() + args.size());
+  for (const auto& a : args)
+    if (!open_one(a, out, error)) return false;
+  return true;
+}
+
+}  // namespace ff::cli

@@ -1,0 +1,43 @@
+// Reading logs from disk or stdin for the CLI: regular files are memory-mapped (never
+// copied whole), directories expand to the log files in them, "-" is stdin. Anything that is
+// not a readable text log gets a one-line error naming it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ff::cli {
+
+class InputFile {
+ public:
+  InputFile(std::string name, std::string_view text, void* map, std::size_t map_len, std::string owned);
+  InputFile(InputFile&&) noexcept;
+  InputFile& operator=(InputFile&&) = delete;
+  ~InputFile();
+
+  const std::string& name() const { return name_; }
+  std::string_view text() const { return text_; }
+
+ private:
+  std::string name_;
+  std::string_view text_;
+  void* map_ = nullptr;
+  std::size_t map_len_ = 0;
+  std::string owned_;  // stdin / FIFO content
+};
+
+struct InputError {
+  std::string path;
+  std::string message;
+};
+
+// Opens every argument. Returns false and fills `error` at the first unusable one.
+bool open_inputs(const std::vector<std::string>& args, std::vector<InputFile>& out, InputError& error);
+
+// True for names that look like logs: *.log, *.out, *.err, *.txt, slurm-*.out, and names
+// without extension inside a directory given on the command line.
+bool looks_like_log(std::string_view filename);
+
+}  // namespace ff::cli

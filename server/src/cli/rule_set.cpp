@@ -1,0 +1,14 @@
+#include "cli/rule_set.hpp"
+
+namespace ff::cli {
+
+LoadedCatalog load_catalog(const std::vector<std::string>& rule_dirs, bool builtin) {
+  std::vector<rules::RuleProblem> problems;
+  auto rules = rules::load_rules(rule_dirs, problems, builtin);
+  std::vector<analysis::CompileError> errors;
+  auto catalog = analysis::Catalog::compile(std::move(rules), &errors);
+  for (auto& e : errors) problems.push_back({e.origin, e.rule, e.field, e.message});
+  return {std::move(catalog), std::move(problems)};
+}
+
+}  // namespace ff::cli

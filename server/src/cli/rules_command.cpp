@@ -1,0 +1,140 @@
+#include <boost/program_options.hpp>
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include "cli/commands.hpp"
+#include "cli/rule_set.hpp"
+#include "rules/catalog_doc.hpp"
+#include "rules/rule_lint.hpp"
+#include "rules/rule_loader.hpp"
+
+namespace ff::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+const char* kUsage =
+    "Usage: firstfault rules <subcommand> [options]\n"
+    "\n"
+    "Subcommands:\n"
+    "  list                 one line per rule: id, category, role, title\n"
+    "  show ID              the rule as JSON\n"
+    "  lint                 schema, patterns, examples, duplicate and shadowed rules\n"
+    "  test                 run every rule's example lines\n"
+    "  doc [-o FILE]        generate the error catalog (docs/catalog.md)\n"
+    "  export-patterns      every pattern, one per line (for side-by-side benchmarks)\n"
+    "\n"
+    "Options";
+
+}  // namespace
+
+int run_rules(const std::vector<std::string>& args) {
+  po::options_description opts(kUsage);
+  std::vector<std::string> rule_dirs, positional;
+  std::string output;
+  opts.add_options()("help,h", "show this help")(
+      "rules,r", po::value(&rule_dirs)->value_name("DIR")->composing(), "also load rules from DIR")(
+      "no-builtin-rules", "use only the rules given with --rules")(
+      "output,o", po::value(&output)->value_name("FILE"), "write to FILE instead of stdout (doc)");
+  po::options_description hidden;
+  hidden.add_options()("args", po::value(&positional));
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("args", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "firstfault rules: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  if (vm.count("help") || positional.empty()) {
+    (positional.empty() && !vm.count("help") ? std::cerr : std::cout) << opts << "\n";
+    return vm.count("help") ? kExitOk : kExitUsage;
+  }
+  const std::string sub = positional.front();
+  bool builtin = !vm.count("no-builtin-rules");
+
+  if (sub == "lint") {
+    std::vector<rules::RuleProblem> problems;
+    std::vector<analysis::Rule> raw;
+    if (builtin) raw = rules::builtin_rules(problems);
+    for (const auto& d : rule_dirs)
+      for (auto& r : rules::load_rule_dir(d, problems)) raw.push_back(std::move(r));
+    auto rep = rules::lint(raw, std::move(problems));
+    for (const auto& p : rep.problems) std::cout << p.to_string() << "\n";
+    std::size_t passed = 0;
+    for (const auto& e : rep.examples) passed += e.passed;
+    std::set<std::string> cats;
+    for (const auto& r : raw) cats.insert(r.category);
+    std::cout << "rules lint: " << rep.rules << " rules in " << cats.size() << " categories, "
+              << rep.examples.size() << " example lines, " << rep.problems.size() << " problems\n";
+    return rep.problems.empty() ? kExitOk : kExitFailure;
+  }
+
+  auto loaded = load_catalog(rule_dirs, builtin);
+  for (const auto& p : loaded.problems) std::cerr << "firstfault: warning: " << p.to_string() << "\n";
+  const auto& rules = loaded.catalog.rules();
+
+  if (sub == "list") {
+    for (const auto& r : rules) {
+      const char* role = r.role == analysis::Role::kCause ? "cause" : r.role == analysis::Role::kSymptom ? "symptom" : "context";
+      std::cout << r.id << "\t" << r.category << "\t" << role << "\t" << r.title << "\n";
+    }
+    return kExitOk;
+  }
+  if (sub == "show") {
+    if (positional.size() != 2) {
+      std::cerr << "firstfault rules show: give exactly one rule id\n";
+      return kExitUsage;
+    }
+    const analysis::Rule* r = loaded.catalog.find(positional[1]);
+    if (!r) {
+      std::cerr << "firstfault rules show: no rule '" << positional[1] << "' (see firstfault rules list)\n";
+      return kExitUsage;
+    }
+    std::cout << rules::rule_to_json(*r) << "\n";
+    return kExitOk;
+  }
+  if (sub == "test") {
+    auto results = rules::run_examples(loaded.catalog);
+    std::size_t passed = 0, failed = 0;
+    for (const auto& e : results) {
+      if (e.passed) {
+        ++passed;
+      } else {
+        ++failed;
+        std::cout << "FAIL " << e.rule << " (" << (e.expect_match ? "match" : "no_match") << "): " << e.detail
+                  << "\n    " << e.line << "\n";
+      }
+    }
+    std::cout << passed << " passed, " << failed << " failed\n";
+    return failed ? kExitFailure : kExitOk;
+  }
+  if (sub == "doc") {
+    std::string md = rules::catalog_markdown(rules);
+    if (output.empty()) {
+      std::cout << md;
+      return kExitOk;
+    }
+    std::ofstream f(output, std::ios::binary | std::ios::trunc);
+    if (!f || !(f << md)) {
+      std::cerr << "firstfault rules doc: " << output << ": cannot be written\n";
+      return kExitUsage;
+    }
+    return kExitOk;
+  }
+  if (sub == "export-patterns") {
+    for (const auto& r : rules)
+      for (const auto& p : r.patterns) std::cout << p << "\n";
+    return kExitOk;
+  }
+  std::cerr << "firstfault rules: unknown subcommand '" << sub << "'\n" << opts << "\n";
+  return kExitUsage;
+}
+
+}  // namespace ff::cli

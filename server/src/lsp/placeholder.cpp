@@ -1,0 +1,2 @@
+// Placeholder until the language server lands.
+namespace ff::lsp {}

@@ -1,0 +1,104 @@
+#include <map>
+
+#include "report/report.hpp"
+
+namespace ff::report {
+
+using nlohmann::json;
+
+std::string catalog_anchor(const std::string& rule_id) { return "docs/catalog.md#" + rule_id; }
+
+namespace {
+
+json source_json(const analysis::Analysis& a, const analysis::Event& e) {
+  json j;
+  j["file"] = a.files[e.file].name;
+  j["line"] = e.line + 1;
+  j["rank"] = e.source.rank ? json(*e.source.rank) : json(nullptr);
+  j["host"] = e.source.host.empty() ? json(nullptr) : json(e.source.host);
+  j["pid"] = e.source.pid ? json(*e.source.pid) : json(nullptr);
+  j["device"] = e.source.device ? json(*e.source.device) : json(nullptr);
+  if (e.source.local_rank) j["local_rank"] = *e.source.local_rank;
+  return j;
+}
+
+json captures_json(const analysis::Event& e) {
+  json c = json::object();
+  for (const auto& cap : e.captures) c[cap.name] = cap.value;
+  return c;
+}
+
+}  // namespace
+
+json to_json(const analysis::Catalog& catalog, const analysis::Analysis& a) {
+  const auto& rules = catalog.rules();
+  json out;
+  out["version"] = kJsonVersion;
+  out["files"] = json::array();
+  for (const auto& f : a.files) out["files"].push_back({{"path", f.name}, {"lines", f.lines}});
+  out["diagnoses"] = json::array();
+  for (const auto& d : a.diagnoses) {
+    const analysis::Rule& r = rules[d.rule];
+    const analysis::Event& init = a.events[d.initiating];
+    json dj;
+    dj["rule"] = r.id;
+    dj["category"] = d.category;
+    dj["title"] = r.title;
+    dj["confidence"] = d.confidence;
+    dj["initiating"] = source_json(a, init);
+    dj["initiating"]["text"] = init.text;
+    if (auto peer = init.capture("peer"); !peer.empty()) dj["initiating"]["peer"] = peer;
+    dj["reasoning"] = d.reasoning;
+    dj["indicates"] = r.indicates;
+    dj["captures"] = captures_json(init);
+    json ev = json::array();
+    ev.push_back({{"file", a.files[init.file].name}, {"line", init.line + 1}, {"role", "initiating"},
+                  {"rule", r.id}, {"text", init.text}});
+    for (std::size_t i : d.evidence) {
+      const auto& e = a.events[i];
+      ev.push_back({{"file", a.files[e.file].name}, {"line", e.line + 1}, {"role", "context"},
+                    {"rule", rules[e.rule].id}, {"text", e.text}});
+    }
+    for (std::size_t i : d.collateral) {
+      const auto& e = a.events[i];
+      ev.push_back({{"file", a.files[e.file].name}, {"line", e.line + 1}, {"role", "collateral"},
+                    {"rule", rules[e.rule].id}, {"text", e.text}});
+    }
+    dj["evidence"] = ev;
+    json col = json::array();
+    for (std::size_t i : d.collateral) {
+      const auto& e = a.events[i];
+      json cj = source_json(a, e);
+      cj["rule"] = rules[e.rule].id;
+      col.push_back(cj);
+    }
+    dj["collateral"] = col;
+    json env = json::object();
+    for (const auto& [k, v] : r.fix.env) env[k] = v;
+    dj["fix"] = {{"summary", r.fix.summary}, {"env", env}, {"steps", r.fix.steps}};
+    dj["verify"] = json::array();
+    if (!r.verify.command.empty()) dj["verify"].push_back(r.verify.command);
+    if (!r.verify.expect.empty()) dj["verify_expect"] = r.verify.expect;
+    json checks = json::array();
+    for (const auto& c : d.checks) checks.push_back({{"text", c.text}, {"satisfied", c.satisfied}});
+    dj["checks"] = checks;
+    json related = json::array();
+    for (const auto& x : r.related) related.push_back({{"rule", x.rule}, {"distinguish", x.distinguish}});
+    dj["related"] = related;
+    dj["catalog"] = catalog_anchor(r.id);
+    out["diagnoses"].push_back(dj);
+  }
+  out["only_victims"] = a.only_victims;
+  json ctx = json::array();
+  std::size_t shown = 0;
+  for (std::size_t i : a.context) {
+    if (++shown > 50) break;
+    const auto& e = a.events[i];
+    ctx.push_back({{"file", a.files[e.file].name}, {"line", e.line + 1}, {"rule", rules[e.rule].id},
+                   {"benign", rules[e.rule].benign}, {"text", e.text}});
+  }
+  out["context"] = ctx;
+  return out;
+}
+
+}  // namespace ff::report

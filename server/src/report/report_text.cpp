@@ -1,0 +1,128 @@
+#include <map>
+#include <sstream>
+
+#include "report/report.hpp"
+
+namespace ff::report {
+
+namespace {
+
+struct Style {
+  bool on;
+  std::string bold() const { return on ? "\x1b[1m" : ""; }
+  std::string red() const { return on ? "\x1b[1;31m" : ""; }
+  std::string yellow() const { return on ? "\x1b[33m" : ""; }
+  std::string dim() const { return on ? "\x1b[2m" : ""; }
+  std::string green() const { return on ? "\x1b[32m" : ""; }
+  std::string reset() const { return on ? "\x1b[0m" : ""; }
+};
+
+std::string where(const analysis::Analysis& a, const analysis::Event& e) {
+  std::string s = a.files[e.file].name + ":" + std::to_string(e.line + 1);
+  return s;
+}
+
+std::string who(const analysis::Event& e) {
+  std::vector<std::string> parts;
+  if (e.source.rank) parts.push_back("rank " + std::to_string(*e.source.rank));
+  if (e.source.local_rank) parts.push_back("local rank " + std::to_string(*e.source.local_rank));
+  if (!e.source.host.empty()) parts.push_back("host " + e.source.host);
+  if (e.source.pid) parts.push_back("pid " + std::to_string(*e.source.pid));
+  if (e.source.device) parts.push_back("GPU " + std::to_string(*e.source.device));
+  std::string s;
+  for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? ", " : "") + parts[i];
+  return s;
+}
+
+std::string clip(const std::string& s, std::size_t n) {
+  if (s.size() <= n) return s;
+  return s.substr(0, n - 3) + "...";
+}
+
+}  // namespace
+
+std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& a,
+                    const TextOptions& options) {
+  const auto& rules = catalog.rules();
+  Style st{options.color};
+  std::ostringstream o;
+  std::size_t lines = 0;
+  for (const auto& f : a.files) lines += f.lines;
+  if (a.diagnoses.empty()) {
+    o << st.green() << "No failure found" << st.reset() << " in " << a.files.size()
+      << (a.files.size() == 1 ? " file" : " files") << " (" << lines << " lines).\n";
+    std::size_t benign = 0;
+    for (std::size_t i : a.context)
+      if (rules[a.events[i].rule].benign) ++benign;
+    if (benign)
+      o << "  " << benign << " benign line" << (benign == 1 ? "" : "s")
+        << " (optional components probed, not failures), e.g.:\n    "
+        << clip(a.events[a.context.front()].text, 160) << "\n";
+    o << "category: none\n";
+    return o.str();
+  }
+  const auto& d = a.diagnoses.front();
+  const auto& r = rules[d.rule];
+  const auto& e = a.events[d.initiating];
+  o << st.red() << "Root cause: " << r.title << st.reset() << "  [" << d.category << ", "
+    << static_cast<int>(d.confidence * 100 + 0.5) << "% confidence, rule " << r.id << "]\n";
+  std::string w = who(e);
+  o << st.bold() << "Initiating: " << st.reset() << (w.empty() ? "unattributed line" : w) << " at "
+    << where(a, e) << "\n";
+  o << "    " << clip(e.text, 400) << "\n";
+  o << st.dim() << "    (" << d.reasoning << ")" << st.reset() << "\n";
+  if (a.only_victims)
+    o << st.yellow()
+      << "Only victims are in this log: the initiating rank's own output is missing."
+      << st.reset() << (e.capture("peer").empty() ? "" : " Peer named: " + std::string(e.capture("peer")))
+      << "\n";
+  o << "\n" << st.bold() << "What it means: " << st.reset() << r.indicates << "\n";
+  if (!d.collateral.empty()) {
+    std::map<std::size_t, std::vector<std::size_t>> groups;
+    for (std::size_t i : d.collateral) groups[a.events[i].rule].push_back(i);
+    o << "\n" << st.bold() << "Collateral: " << st.reset() << d.collateral.size()
+      << " line" << (d.collateral.size() == 1 ? "" : "s") << " are consequences, not causes:\n";
+    std::size_t shown = 0;
+    for (const auto& [rule, idx] : groups) {
+      if (++shown > options.max_collateral_groups) {
+        o << "  ... and " << groups.size() - options.max_collateral_groups << " more kinds\n";
+        break;
+      }
+      std::size_t total = a.rule_hits.size() > rule ? std::max(a.rule_hits[rule], idx.size()) : idx.size();
+      o << "  " << total << " x " << rules[rule].title << " (first at " << where(a, a.events[idx.front()]);
+      std::string fw = who(a.events[idx.front()]);
+      if (!fw.empty()) o << ", " << fw;
+      o << ")\n";
+    }
+  }
+  if (!r.fix.summary.empty() || !r.fix.env.empty() || !r.fix.steps.empty()) {
+    o << "\n" << st.bold() << "Fix: " << st.reset() << r.fix.summary << "\n";
+    for (const auto& [k, v] : r.fix.env) o << "    export " << k << "=" << v << "\n";
+    for (const auto& s : r.fix.steps) o << "  - " << s << "\n";
+  }
+  if (!r.verify.command.empty()) {
+    o << "\n" << st.bold() << "Verify: " << st.reset() << r.verify.command << "\n";
+    if (!r.verify.expect.empty()) o << "    expect: " << r.verify.expect << "\n";
+  }
+  if (!d.checks.empty()) {
+    o << "\n" << st.bold() << "Confirm:" << st.reset() << "\n";
+    for (const auto& c : d.checks)
+      o << "  [" << (c.satisfied ? "x" : " ") << "] " << c.text << (c.satisfied ? "  (the log shows this)" : "") << "\n";
+  }
+  if (a.diagnoses.size() > 1) {
+    o << "\n" << st.bold() << "Other hypotheses:" << st.reset() << "\n";
+    for (std::size_t k = 1; k < a.diagnoses.size() && k < 6; ++k) {
+      const auto& h = a.diagnoses[k];
+      o << "  " << static_cast<int>(h.confidence * 100 + 0.5) << "%  " << h.category << ": "
+        << rules[h.rule].title << " (" << where(a, a.events[h.initiating]) << ")\n";
+    }
+  }
+  if (!r.related.empty()) {
+    o << "\n" << st.bold() << "Tell apart from:" << st.reset() << "\n";
+    for (const auto& x : r.related) o << "  " << x.rule << ": " << x.distinguish << "\n";
+  }
+  o << "\ncategory: " << d.category << "\n";
+  return o.str();
+}
+
+}  // namespace ff::report

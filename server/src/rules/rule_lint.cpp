@@ -1,0 +1,108 @@
+#include "rules/rule_lint.hpp"
+
+#include <map>
+#include <set>
+
+#include "analysis/line_source.hpp"
+
+namespace ff::rules {
+
+std::vector<ExampleResult> run_examples(const analysis::Catalog& catalog) {
+  std::vector<ExampleResult> out;
+  std::vector<analysis::PatternHit> hits;
+  std::vector<std::pair<std::size_t, std::size_t>> checks;
+  std::vector<int> scratch;
+  const auto& rules = catalog.rules();
+  for (std::size_t ri = 0; ri < rules.size(); ++ri) {
+    const auto& r = rules[ri];
+    auto hit_rules = [&](const std::string& line) {
+      hits.clear();
+      checks.clear();
+      catalog.match(line, hits, checks, scratch);
+      std::set<std::size_t> s;
+      for (const auto& h : hits) s.insert(h.rule);
+      return s;
+    };
+    for (const auto& ex : r.examples_match) {
+      auto s = hit_rules(ex);
+      bool ok = s.count(ri) > 0;
+      out.push_back({r.id, true, ex, ok, ok ? "" : "the rule's patterns do not match this line"});
+    }
+    for (const auto& ex : r.examples_no_match) {
+      auto s = hit_rules(ex);
+      bool ok = s.count(ri) == 0;
+      out.push_back({r.id, false, ex, ok, ok ? "" : "the rule matches this near miss"});
+    }
+  }
+  return out;
+}
+
+LintReport lint(const std::vector<analysis::Rule>& raw, std::vector<RuleProblem> load_problems) {
+  LintReport rep;
+  rep.problems = std::move(load_problems);
+  rep.rules = raw.size();
+  std::map<std::string, std::string> seen;
+  for (const auto& r : raw) {
+    auto [it, fresh] = seen.emplace(r.id, r.origin);
+    if (!fresh) rep.problems.push_back({r.origin, r.id, "id", "duplicates the rule in " + it->second});
+    if (r.examples_match.empty())
+      rep.problems.push_back({r.origin, r.id, "examples.match", "needs at least one example line"});
+    if (r.role != analysis::Role::kContext && !r.benign && r.fix.summary.empty() && r.role == analysis::Role::kCause)
+      rep.problems.push_back({r.origin, r.id, "fix", "a cause needs a fix"});
+    if (r.cross_rank)
+      for (const auto& k : r.cross_rank->keys) {
+        bool named = false;
+        for (const auto& p : r.patterns)
+          if (p.find("(?P<" + k + ">") != std::string::npos) named = true;
+        if (!named)
+          rep.problems.push_back({r.origin, r.id, "cross_rank.keys",
+                                  "'" + k + "' is not a named capture of any pattern"});
+      }
+    for (const auto& rel : r.related) {
+      bool exists = false;
+      for (const auto& o : raw)
+        if (o.id == rel.rule) exists = true;
+      if (!exists)
+        rep.problems.push_back({r.origin, r.id, "related", "names unknown rule '" + rel.rule + "'"});
+    }
+  }
+  std::vector<analysis::CompileError> errors;
+  auto catalog = analysis::Catalog::compile(raw, &errors);
+  for (auto& e : errors) rep.problems.push_back({e.origin, e.rule, e.field, e.message});
+  rep.examples = run_examples(catalog);
+  for (const auto& ex : rep.examples)
+    if (!ex.passed) {
+      const analysis::Rule* r = catalog.find(ex.rule);
+      rep.problems.push_back({r ? r->origin : "", ex.rule,
+                              ex.expect_match ? "examples.match" : "examples.no_match",
+                              ex.detail + ": " + ex.line});
+    }
+  // Shadowing: every match example of a rule is also matched by one other rule that wins
+  // the line (a higher weight in the same or a stronger role).
+  std::vector<analysis::PatternHit> hits;
+  std::vector<std::pair<std::size_t, std::size_t>> checks;
+  std::vector<int> scratch;
+  const auto& rules = catalog.rules();
+  auto strength = [&](std::size_t i) {
+    return (rules[i].role == analysis::Role::kContext ? 0.0 : 10.0) + rules[i].weight;
+  };
+  for (std::size_t ri = 0; ri < rules.size(); ++ri) {
+    if (rules[ri].examples_match.empty()) continue;
+    std::map<std::size_t, std::size_t> beaten_by;
+    for (const auto& ex : rules[ri].examples_match) {
+      hits.clear();
+      checks.clear();
+      catalog.match(ex, hits, checks, scratch);
+      for (const auto& h : hits)
+        if (h.rule != ri && strength(h.rule) > strength(ri)) ++beaten_by[h.rule];
+    }
+    for (const auto& [other, n] : beaten_by)
+      if (n == rules[ri].examples_match.size())
+        rep.problems.push_back({rules[ri].origin, rules[ri].id, "patterns",
+                                "shadowed: rule '" + rules[other].id +
+                                    "' wins every example line of this rule"});
+  }
+  return rep;
+}
+
+}  // namespace ff::rules

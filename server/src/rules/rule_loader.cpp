@@ -1,0 +1,375 @@
+#include "rules/rule_loader.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "analysis/taxonomy.hpp"
+#include "rules/builtin_rules.hpp"
+
+namespace ff::rules {
+
+using nlohmann::json;
+
+std::string RuleProblem::to_string() const {
+  std::string s = origin.empty() ? std::string("<rules>") : origin;
+  if (!rule.empty()) s += ": rule '" + rule + "'";
+  if (!field.empty()) s += ": field '" + field + "'";
+  s += ": " + message;
+  return s;
+}
+
+namespace {
+
+const std::set<std::string>& known_fields() {
+  static const std::set<std::string> f = {
+      "$schema", "id", "category", "title", "role", "weight", "benign", "patterns", "exclude",
+      "indicates", "mechanisms", "checks", "fix", "verify", "related", "versions",
+      "examples", "cross_rank"};
+  return f;
+}
+
+struct Reader {
+  const json& j;
+  const std::string& origin;
+  std::string id;
+  std::vector<RuleProblem>& problems;
+  bool ok = true;
+
+  void fail(const std::string& field, const std::string& msg) {
+    problems.push_back({origin, id, field, msg});
+    ok = false;
+  }
+
+  std::string str(const json& obj, const char* key, const std::string& path, bool required) {
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+      if (required) fail(path, "is required");
+      return {};
+    }
+    if (!it->is_string()) {
+      fail(path, "must be a string");
+      return {};
+    }
+    return it->get<std::string>();
+  }
+
+  std::vector<std::string> strings(const json& obj, const char* key, const std::string& path,
+                                   bool required) {
+    std::vector<std::string> out;
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+      if (required) fail(path, "is required");
+      return out;
+    }
+    if (it->is_string()) {  // a single string is accepted where a list is expected
+      out.push_back(it->get<std::string>());
+      return out;
+    }
+    if (!it->is_array()) {
+      fail(path, "must be a list of strings");
+      return out;
+    }
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      if (!(*it)[i].is_string()) {
+        fail(path + "[" + std::to_string(i) + "]", "must be a string");
+        continue;
+      }
+      out.push_back((*it)[i].get<std::string>());
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+bool parse_rule(std::string_view text, const std::string& origin, analysis::Rule& out,
+                std::vector<RuleProblem>& problems) {
+  json j;
+  try {
+    j = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    // nlohmann reports the byte position; turn it into line:column for people.
+    std::size_t pos = std::min<std::size_t>(e.byte, text.size());
+    std::size_t line = 1, col = 1;
+    for (std::size_t i = 0; i + 1 < pos; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    std::string msg = e.what();
+    auto p = msg.find("parse error");
+    if (p != std::string::npos) msg = msg.substr(p);
+    problems.push_back({origin + ":" + std::to_string(line) + ":" + std::to_string(col), "", "",
+                        "not valid JSON: " + msg});
+    return false;
+  }
+  if (!j.is_object()) {
+    problems.push_back({origin, "", "", "a rule file must hold one JSON object"});
+    return false;
+  }
+  Reader r{j, origin, {}, problems};
+  analysis::Rule rule;
+  rule.origin = origin;
+  r.id = r.str(j, "id", "id", true);
+  rule.id = r.id;
+  if (!rule.id.empty()) {
+    bool good = std::all_of(rule.id.begin(), rule.id.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+    });
+    if (!good) r.fail("id", "must be lower-case letters, digits, '-' or '.'");
+  }
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (!known_fields().count(it.key())) r.fail(it.key(), "unknown field");
+
+  rule.category = r.str(j, "category", "category", true);
+  if (!rule.category.empty() && !analysis::is_category(rule.category))
+    r.fail("category", "'" + rule.category + "' is not a category of the taxonomy");
+  rule.title = r.str(j, "title", "title", true);
+  std::string role = r.str(j, "role", "role", true);
+  if (role == "cause")
+    rule.role = analysis::Role::kCause;
+  else if (role == "symptom")
+    rule.role = analysis::Role::kSymptom;
+  else if (role == "context")
+    rule.role = analysis::Role::kContext;
+  else if (!role.empty())
+    r.fail("role", "must be one of cause, symptom, context");
+  if (auto it = j.find("weight"); it != j.end()) {
+    if (!it->is_number() || it->get<double>() <= 0 || it->get<double>() > 1)
+      r.fail("weight", "must be a number in (0, 1]");
+    else
+      rule.weight = it->get<double>();
+  }
+  if (auto it = j.find("benign"); it != j.end()) {
+    if (!it->is_boolean())
+      r.fail("benign", "must be true or false");
+    else
+      rule.benign = it->get<bool>();
+  }
+  rule.patterns = r.strings(j, "patterns", "patterns", true);
+  if (rule.patterns.empty() && j.contains("patterns")) r.fail("patterns", "must not be empty");
+  rule.exclude = r.strings(j, "exclude", "exclude", false);
+  rule.indicates = r.str(j, "indicates", "indicates", true);
+  rule.mechanisms = r.strings(j, "mechanisms", "mechanisms", false);
+
+  if (auto it = j.find("checks"); it != j.end()) {
+    if (!it->is_array()) {
+      r.fail("checks", "must be a list");
+    } else {
+      for (std::size_t i = 0; i < it->size(); ++i) {
+        const json& c = (*it)[i];
+        std::string path = "checks[" + std::to_string(i) + "]";
+        analysis::Check check;
+        if (c.is_string()) {
+          check.text = c.get<std::string>();
+        } else if (c.is_object()) {
+          check.text = r.str(c, "text", path + ".text", true);
+          check.evidence = r.strings(c, "evidence", path + ".evidence", false);
+        } else {
+          r.fail(path, "must be a string or an object with 'text' and 'evidence'");
+        }
+        rule.checks.push_back(std::move(check));
+      }
+    }
+  }
+  if (auto it = j.find("fix"); it != j.end()) {
+    if (it->is_string()) {
+      rule.fix.summary = it->get<std::string>();
+    } else if (it->is_object()) {
+      rule.fix.summary = r.str(*it, "summary", "fix.summary", true);
+      if (auto env = it->find("env"); env != it->end()) {
+        if (!env->is_object()) {
+          r.fail("fix.env", "must be an object of variable: value");
+        } else {
+          for (auto e = env->begin(); e != env->end(); ++e) {
+            if (!e.value().is_string())
+              r.fail("fix.env." + e.key(), "must be a string");
+            else
+              rule.fix.env.emplace_back(e.key(), e.value().get<std::string>());
+          }
+        }
+      }
+      rule.fix.steps = r.strings(*it, "steps", "fix.steps", false);
+    } else {
+      r.fail("fix", "must be a string or an object");
+    }
+  }
+  if (auto it = j.find("verify"); it != j.end()) {
+    if (!it->is_object()) {
+      r.fail("verify", "must be an object with 'command' and 'expect'");
+    } else {
+      rule.verify.command = r.str(*it, "command", "verify.command", true);
+      rule.verify.expect = r.str(*it, "expect", "verify.expect", false);
+    }
+  }
+  if (auto it = j.find("related"); it != j.end()) {
+    if (!it->is_array()) {
+      r.fail("related", "must be a list");
+    } else {
+      for (std::size_t i = 0; i < it->size(); ++i) {
+        const json& x = (*it)[i];
+        std::string path = "related[" + std::to_string(i) + "]";
+        if (!x.is_object()) {
+          r.fail(path, "must be an object with 'rule' and 'distinguish'");
+          continue;
+        }
+        rule.related.push_back({r.str(x, "rule", path + ".rule", true),
+                                r.str(x, "distinguish", path + ".distinguish", true)});
+      }
+    }
+  }
+  if (auto it = j.find("versions"); it != j.end()) {
+    if (!it->is_object()) {
+      r.fail("versions", "must be an object with 'nccl' and/or 'pytorch'");
+    } else {
+      rule.nccl_versions = r.str(*it, "nccl", "versions.nccl", false);
+      rule.pytorch_versions = r.str(*it, "pytorch", "versions.pytorch", false);
+    }
+  }
+  if (auto it = j.find("examples"); it != j.end() && it->is_object()) {
+    rule.examples_match = r.strings(*it, "match", "examples.match", true);
+    rule.examples_no_match = r.strings(*it, "no_match", "examples.no_match", false);
+  } else {
+    r.fail("examples", "is required: an object with 'match' (and 'no_match') example lines");
+  }
+  if (auto it = j.find("cross_rank"); it != j.end()) {
+    if (!it->is_object()) {
+      r.fail("cross_rank", "must be an object with 'keys'");
+    } else {
+      analysis::CrossRank cr;
+      cr.keys = r.strings(*it, "keys", "cross_rank.keys", true);
+      cr.mismatch_category = r.str(*it, "mismatch_category", "cross_rank.mismatch_category", false);
+      if (!cr.mismatch_category.empty() && !analysis::is_category(cr.mismatch_category))
+        r.fail("cross_rank.mismatch_category", "'" + cr.mismatch_category + "' is not a category");
+      rule.cross_rank = std::move(cr);
+    }
+  }
+  if (!r.ok) return false;
+  out = std::move(rule);
+  return true;
+}
+
+std::vector<analysis::Rule> builtin_rules(std::vector<RuleProblem>& problems) {
+  std::vector<analysis::Rule> out;
+  for (const auto& f : builtin_rule_files()) {
+    analysis::Rule r;
+    if (parse_rule(f.text, "builtin:" + std::string(f.name), r, problems)) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<analysis::Rule> load_rule_dir(const std::string& dir, std::vector<RuleProblem>& problems) {
+  namespace fs = std::filesystem;
+  std::vector<analysis::Rule> out;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    problems.push_back({dir, "", "", "not a directory"});
+    return out;
+  }
+  std::vector<fs::path> files;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".json") files.push_back(it->path());
+  if (ec) problems.push_back({dir, "", "", ec.message()});
+  std::sort(files.begin(), files.end());
+  for (const auto& p : files) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) {
+      problems.push_back({p.string(), "", "", "cannot be read"});
+      continue;
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    if (text.size() > (1u << 20)) {
+      problems.push_back({p.string(), "", "", "larger than 1 MiB; not a rule file"});
+      continue;
+    }
+    analysis::Rule r;
+    if (parse_rule(text, p.string(), r, problems)) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<analysis::Rule> load_rules(const std::vector<std::string>& user_dirs,
+                                       std::vector<RuleProblem>& problems, bool include_builtin) {
+  std::vector<analysis::Rule> rules;
+  if (include_builtin) rules = builtin_rules(problems);
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < rules.size(); ++i) index[rules[i].id] = i;
+  for (const auto& d : user_dirs) {
+    for (auto& r : load_rule_dir(d, problems)) {
+      auto it = index.find(r.id);
+      if (it != index.end()) {
+        rules[it->second] = std::move(r);
+      } else {
+        index[r.id] = rules.size();
+        rules.push_back(std::move(r));
+      }
+    }
+  }
+  return rules;
+}
+
+std::string rule_to_json(const analysis::Rule& r) {
+  json j;
+  j["id"] = r.id;
+  j["category"] = r.category;
+  j["title"] = r.title;
+  j["role"] = r.role == analysis::Role::kCause     ? "cause"
+              : r.role == analysis::Role::kSymptom ? "symptom"
+                                                   : "context";
+  j["weight"] = r.weight;
+  if (r.benign) j["benign"] = true;
+  j["patterns"] = r.patterns;
+  if (!r.exclude.empty()) j["exclude"] = r.exclude;
+  j["indicates"] = r.indicates;
+  if (!r.mechanisms.empty()) j["mechanisms"] = r.mechanisms;
+  if (!r.checks.empty()) {
+    json checks = json::array();
+    for (const auto& c : r.checks) {
+      json cj{{"text", c.text}};
+      if (!c.evidence.empty()) cj["evidence"] = c.evidence;
+      checks.push_back(cj);
+    }
+    j["checks"] = checks;
+  }
+  if (!r.fix.summary.empty()) {
+    json fix{{"summary", r.fix.summary}};
+    if (!r.fix.env.empty()) {
+      json env = json::object();
+      for (const auto& [k, v] : r.fix.env) env[k] = v;
+      fix["env"] = env;
+    }
+    if (!r.fix.steps.empty()) fix["steps"] = r.fix.steps;
+    j["fix"] = fix;
+  }
+  if (!r.verify.command.empty()) j["verify"] = {{"command", r.verify.command}, {"expect", r.verify.expect}};
+  if (!r.related.empty()) {
+    json rel = json::array();
+    for (const auto& x : r.related) rel.push_back({{"rule", x.rule}, {"distinguish", x.distinguish}});
+    j["related"] = rel;
+  }
+  if (!r.nccl_versions.empty() || !r.pytorch_versions.empty()) {
+    json v = json::object();
+    if (!r.nccl_versions.empty()) v["nccl"] = r.nccl_versions;
+    if (!r.pytorch_versions.empty()) v["pytorch"] = r.pytorch_versions;
+    j["versions"] = v;
+  }
+  if (r.cross_rank) {
+    json cr{{"keys", r.cross_rank->keys}};
+    if (!r.cross_rank->mismatch_category.empty()) cr["mismatch_category"] = r.cross_rank->mismatch_category;
+    j["cross_rank"] = cr;
+  }
+  j["examples"] = {{"match", r.examples_match}, {"no_match", r.examples_no_match}};
+  return j.dump(2);
+}
+
+}  // namespace ff::rules
