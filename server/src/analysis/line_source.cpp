@@ -10,25 +10,37 @@ namespace {
 
 // Prefix patterns are compiled once and only ever run on lines that matched a rule, so
 // clarity wins over hand-written scanning here.
+// Latin-1 so that invalid UTF-8 in a log (binary garbage, a truncated multi-byte character)
+// still matches byte-wise instead of failing the whole prefix.
+RE2::Options latin1() {
+  RE2::Options o;
+  o.set_encoding(RE2::Options::EncodingLatin1);
+  o.set_log_errors(false);
+  return o;
+}
+
 struct Prefixes {
-  RE2 ray{R"(^\(([\w.]+) pid=(\d+)(?:, ip=([\d.]+))?\) ?)"};
-  RE2 torchrun{R"(^\[(?:rank|default)(\d+)\]: ?)"};
-  RE2 mpi{R"(^\[\d+,(\d+)\]<(?:stdout|stderr|stddiag)>: ?)"};
-  RE2 slurm{R"(^ *(\d{1,6}): )"};
-  RE2 glog{R"(^\[?([IWEF])(\d\d)(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d+))? +(\d+) ([\w./-]+:\d+)\] ?)"};
-  RE2 c10d{R"(^\[([IWEF]) ([\w./-]+:\d+)\] ?)"};
-  RE2 nccl_header{R"(^([^\s:\[\]]+):(\d+):(\d+) \[(\d+)\] )"};
-  RE2 nccl_dev_only{R"(^\[(\d+)\] )"};
-  RE2 nccl_level{R"(^(?:([\w./+-]+:\d+) )?NCCL (INFO|WARN|TRACE|ERROR|ABORT)\b ?)"};
-  RE2 nccl_old_level{R"(^([\w./+-]+:\d+) (WARN|INFO) )"};
-  RE2 ucx{R"(^\[([^\s:\[\]]+):(\d+) *:(\d+):(\d+)\] +)"};
-  RE2 host{R"(^([A-Za-z0-9][\w.-]{0,127}): ?)"};
-  RE2 ipv4{R"(^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$)"};
-  RE2 nccl_test_msg{R"(^(?:Test (?:NCCL |CUDA )?failure|\.\. ))"};
-  RE2 syslog{R"(^([A-Z][a-z]{2}) +(\d{1,2}) (\d\d):(\d\d):(\d\d) (\S+) [\w./-]+(?:\[\d+\])?: )"};
-  RE2 iso{R"(^\[?(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?:Z|[+-]\d\d:?\d\d)?\]? )"};
-  RE2 uptime{R"(^\[ *(\d+)\.(\d+)\] )"};
-  RE2 relative_uptime{R"(^\[ *\+\d+\.\d+\] )"};
+  RE2 ray{R"(^\(([\w.]+) pid=(\d+)(?:, ip=([\d.]+))?\) ?)", latin1()};
+  RE2 torchrun{R"(^\[(?:rank|default)(\d+)\]: ?)", latin1()};
+  RE2 mpi{R"(^\[\d+,(\d+)\]<(?:stdout|stderr|stddiag)>: ?)", latin1()};
+  RE2 slurm{R"(^ *(\d{1,6}): )", latin1()};
+  // glog and c10 C++ LOG lines: "E1203 10:11:12.123456 1234 file.cc:12]" or, without the
+  // thread id, "[E1003 18:37:01.832146912 ProcessGroupNCCL.cpp:607]". The month-day number
+  // is not zero-padded in c10 ("E219" is 19 February).
+  RE2 glog{R"(^\[?([IWEF])(\d{3,4}) (\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?: +(\d+))? ([\w./-]+:\d+)\] ?)", latin1()};
+  RE2 c10d{R"(^\[([IWEF]) ([\w./-]+:\d+)\] ?)", latin1()};
+  RE2 nccl_header{R"(^([^\s:\[\]]+):(\d+):(\d+) \[(\d+)\] )", latin1()};
+  RE2 nccl_dev_only{R"(^\[(\d+)\] )", latin1()};
+  RE2 nccl_level{R"(^\s*(?:([\w./+-]+:\d+) )?NCCL (INFO|WARN|TRACE|ERROR|ABORT)\b ?)", latin1()};
+  RE2 nccl_old_level{R"(^([\w./+-]+:\d+) (WARN|INFO) )", latin1()};
+  RE2 ucx{R"(^\[([^\s:\[\]]+):(\d+) *:(\d+):(\d+)\] +)", latin1()};
+  RE2 host{R"(^([A-Za-z0-9][\w.-]{0,127}): ?)", latin1()};
+  RE2 ipv4{R"(^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$)", latin1()};
+  RE2 nccl_test_msg{R"(^(?:Test (?:NCCL |CUDA )?failure|\.\. ))", latin1()};
+  RE2 syslog{R"(^([A-Z][a-z]{2}) +(\d{1,2}) (\d\d):(\d\d):(\d\d) (\S+) [\w./-]+(?:\[\d+\])?: )", latin1()};
+  RE2 iso{R"(^\[?(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?:Z|[+-]\d\d:?\d\d)?\]? )", latin1()};
+  RE2 uptime{R"(^\[ *(\d+)\.(\d+)\] )", latin1()};
+  RE2 relative_uptime{R"(^\[ *\+\d+\.\d+\] )", latin1()};
 };
 
 const Prefixes& prefixes() {
@@ -175,18 +187,17 @@ LineSource parse_line_source(std::string_view line) {
       continue;
     }
     if (RE2::Consume(&in, p.glog, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7])) {
-      int mon = 0, d = 0, h = 0, m = 0, s = 0;
-      to_num(sv(a[1]), mon);
-      to_num(sv(a[2]), d);
-      to_num(sv(a[3]), h);
-      to_num(sv(a[4]), m);
-      to_num(sv(a[5]), s);
+      int md = 0, h = 0, m = 0, s = 0;
+      to_num(sv(a[1]), md);
+      to_num(sv(a[2]), h);
+      to_num(sv(a[3]), m);
+      to_num(sv(a[4]), s);
       if (src.time_kind == TimeKind::kNone) {
         src.time_kind = TimeKind::kWallClockNoYear;
-        src.time = no_year_seconds(mon, d, h, m, s) + frac(sv(a[6]));
+        src.time = no_year_seconds(md / 100, md % 100, h, m, s) + frac(sv(a[5]));
       }
       std::int64_t tid;
-      if (!src.tid && to_num(sv(a[7]), tid)) src.tid = tid;
+      if (!src.tid && !a[6].empty() && to_num(sv(a[6]), tid)) src.tid = tid;
       pos += consumed();
       continue;
     }

@@ -1,0 +1,202 @@
+// The log model: line splitting, escape stripping and source attribution, on real lines
+// (from the corpus and from NCCL's and PyTorch's documented formats).
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "analysis/ansi.hpp"
+#include "analysis/line_cursor.hpp"
+#include "analysis/line_source.hpp"
+
+using namespace ff::analysis;
+
+namespace {
+
+std::vector<std::string> split(std::string_view text) {
+  std::vector<std::string> out;
+  LineCursor c(text);
+  LineSpan s;
+  while (c.next(s)) out.emplace_back(s.text);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("lines end at LF, CRLF and lone CR like in editors", "[log-model]") {
+  CHECK(split("a\nb\n") == std::vector<std::string>{"a", "b"});
+  CHECK(split("a\r\nb\r\n") == std::vector<std::string>{"a", "b"});
+  CHECK(split("a\nb") == std::vector<std::string>{"a", "b"});
+  CHECK(split("") == std::vector<std::string>{});
+  CHECK(split("\n") == std::vector<std::string>{""});
+  CHECK(split("\n\n") == std::vector<std::string>{"", ""});
+  // A tqdm bar redrawn with CR becomes one line per redraw.
+  CHECK(split(" 12%|#  | 118/1000\r 12%|#  | 119/1000\rdone\n") ==
+        std::vector<std::string>{" 12%|#  | 118/1000", " 12%|#  | 119/1000", "done"});
+  CHECK(split("a\r\r\nb") == std::vector<std::string>{"a", "", "b"});
+}
+
+TEST_CASE("line numbers and offsets are those of the original text", "[log-model]") {
+  std::string text = "first\r\nsecond\rthird\n";
+  LineCursor c(text);
+  LineSpan s;
+  REQUIRE(c.next(s));
+  CHECK(s.number == 0);
+  CHECK(s.begin == 0);
+  REQUIRE(c.next(s));
+  CHECK(s.number == 1);
+  CHECK(s.begin == 7);
+  REQUIRE(c.next(s));
+  CHECK(s.number == 2);
+  CHECK(s.begin == 14);
+  CHECK(s.text == "third");
+  CHECK_FALSE(c.next(s));
+}
+
+TEST_CASE("escape sequences are removed and columns map back", "[log-model]") {
+  CleanLine c;
+  std::string raw = "\x1b[1;31mERROR\x1b[0m: CUDA out of memory";
+  REQUIRE(may_contain_escapes(raw));
+  strip_ansi(raw, c);
+  CHECK(c.text == "ERROR: CUDA out of memory");
+  CHECK(c.raw_offset(0) == 7);               // 'E' after the 7-byte CSI
+  CHECK(raw.substr(c.raw_offset(7), 4) == "CUDA");
+  // OSC 633 shell-integration marks (VS Code terminal capture) and OSC 8 hyperlinks.
+  strip_ansi("\x1b]633;C\x07NCCL WARN x\x1b]8;;file:///a\x1b\\link\x1b]8;;\x1b\\", c);
+  CHECK(c.text == "NCCL WARN xlink");
+  // The bare "[0m" residue of a paste that lost the ESC byte (pytorch#68893).
+  strip_ansi("[0m ip-172-31-0-137:14605:14673 [0] NCCL INFO Using network Socket", c);
+  CHECK(c.text == " ip-172-31-0-137:14605:14673 [0] NCCL INFO Using network Socket");
+  // NUL and other control bytes disappear; TAB stays.
+  strip_ansi(std::string("a\0b\tc\x7f", 6), c);
+  CHECK(c.text == "ab\tc");
+  // "[1,3]<stdout>:" and "[0]" are not colour codes.
+  CHECK_FALSE(may_contain_escapes("[1,3]<stdout>:smc-gpu-03:29881:30401 [0] NCCL INFO init.cc:903 -> 5"));
+  // A truncated sequence at the end of a line is dropped, not read past.
+  strip_ansi("text\x1b[1;3", c);
+  CHECK(c.text == "text");
+}
+
+struct SourceCase {
+  const char* line;
+  int rank;  // -1: unknown
+  const char* host;
+  long pid;  // -1: unknown
+  int device;
+  NcclLevel level;
+  TimeKind time;
+  const char* body_starts;
+};
+
+TEST_CASE("launcher, library and timestamp prefixes are attributed", "[log-model]") {
+  const SourceCase cases[] = {
+      // NCCL INFO and WARN headers (corpus lightning-19544, nccl-1488).
+      {"442a8ba5c0c6:126284:126391 [0] NCCL INFO NET/Socket : Using [0]eth0:172.18.0.2<0>", -1,
+       "442a8ba5c0c6", 126284, 0, NcclLevel::kInfo, TimeKind::kNone, "NET/Socket"},
+      {"node23:12098:12141 [2] transport/nvls.cc:244 NCCL WARN Cuda failure 1 'invalid argument'",
+       -1, "node23", 12098, 2, NcclLevel::kWarn, TimeKind::kNone, "Cuda failure"},
+      // NCCL 2.26+ WARN with its own timestamp.
+      {"[2025-03-01 10:11:12] gpu7:4411:4502 [3] misc/socket.cc:484 NCCL WARN socketStartConnect: x",
+       -1, "gpu7", 4411, 3, NcclLevel::kWarn, TimeKind::kWallClock, "socketStartConnect"},
+      // torchrun [rankN]: and [defaultN]: prefixes.
+      {"[rank2]: torch.cuda.OutOfMemoryError: CUDA out of memory.", 2, "", -1, -1, NcclLevel::kNone,
+       TimeKind::kNone, "torch.cuda"},
+      {"[default3]:[rank3]:[E1003 18:37:01.832146912 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog", 3,
+       "", -1, -1, NcclLevel::kNone, TimeKind::kWallClockNoYear, "[Rank 3]"},
+      // c10d short form without a time.
+      {"[rank1]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 1] Heartbeat monitor timed out!", 1, "", -1,
+       -1, NcclLevel::kNone, TimeKind::kNone, "[PG 0 Rank 1]"},
+      // Open MPI --tag-output (corpus horovod-3929).
+      {"[1,2]<stdout>:smc-gpu-03:29880:30398 [0] init.cc:497 NCCL WARN Duplicate GPU detected", 2,
+       "smc-gpu-03", 29880, 0, NcclLevel::kWarn, TimeKind::kNone, "Duplicate GPU"},
+      // Slurm srun --label.
+      {"3: gpu-a:1:2 [1] NCCL INFO Channel 00/0 : 3[1] -> 4[0] via NET/IB/1/GDRDMA", 3, "gpu-a", 1, 1,
+       NcclLevel::kInfo, TimeKind::kNone, "Channel"},
+      // pdsh / DeepSpeed host prefix, with an IP and with a name (corpus nccl-969, nccl-394).
+      {"10.10.23.10: so-ucloud-10-10-23-10:1307367:1307586 [0] transport/net_ib.cc:1038 NCCL WARN NET/IB",
+       -1, "so-ucloud-10-10-23-10", 1307367, 0, NcclLevel::kWarn, TimeKind::kNone, "NET/IB"},
+      {"node01: VM-0-14-centos:106:196 [0] transport/net_ib.cc:73 NCCL WARN NET/IB : Got async event",
+       -1, "VM-0-14-centos", 106, 0, NcclLevel::kWarn, TimeKind::kNone, "NET/IB"},
+      // nccl-tests "host: Test NCCL failure" (corpus nccl-tests-219).
+      {"fengyun: Test NCCL failure common.cu:959 'internal error'", -1, "fengyun", -1, -1,
+       NcclLevel::kNone, TimeKind::kNone, "Test NCCL"},
+      // A Python exception is not a host prefix.
+      {"ValueError: host not found: Name or service not known", -1, "", -1, -1, NcclLevel::kNone,
+       TimeKind::kNone, "ValueError"},
+      // Ray worker prefix (corpus vllm-6042).
+      {"(RayWorkerWrapper pid=4009) [rank1]:[E ProcessGroupNCCL.cpp:1537] [PG 1 Rank 1] Timeout", 1,
+       "", 4009, -1, NcclLevel::kNone, TimeKind::kNone, "[PG 1 Rank 1]"},
+      // Python logging with a bracketed timestamp (corpus hallo2-56).
+      {"[2024-11-26 02:04:31,514] torch.distributed.elastic.multiprocessing.api: [ERROR] failed", -1,
+       "", -1, -1, NcclLevel::kNone, TimeKind::kWallClock, "torch.distributed"},
+      // Python logging without brackets, and ISO 8601 with T and Z.
+      {"2019-01-11 05:43:30,310 INFO     init_distribution", -1, "", -1, -1, NcclLevel::kNone,
+       TimeKind::kWallClock, "INFO"},
+      {"2024-05-01T12:00:01.250Z [rank0]: hello", 0, "", -1, -1, NcclLevel::kNone,
+       TimeKind::kWallClock, "hello"},
+      // glog with a thread id (torch elastic agent in recent PyTorch).
+      {"E1126 02:14:35.448000 139872 torch/distributed/elastic/multiprocessing/api.py:869] failed", -1,
+       "", -1, -1, NcclLevel::kNone, TimeKind::kWallClockNoYear, "failed"},
+      // dmesg uptime, dmesg -H deltas, and syslog/journal prefixes.
+      {"[1118468.873266] nvidia 0000:0a:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT", -1, "", -1, -1,
+       NcclLevel::kNone, TimeKind::kKernelUptime, "nvidia"},
+      {"[  +0.000005] pcieport 0000:00:03.0: PCIe Bus Error: severity=Corrected", -1, "", -1, -1,
+       NcclLevel::kNone, TimeKind::kNone, "pcieport"},
+      {"Mar 27 17:40:36 node7 kernel: NVRM: Xid (PCI:0000:01:00): 62, 223b6a66", -1, "node7", -1, -1,
+       NcclLevel::kNone, TimeKind::kWallClockNoYear, "NVRM"},
+      // UCX signal handler (corpus megatron-516).
+      {"[09677202c889:5283 :0:5704] Caught signal 7 (Bus error: nonexistent physical address)", -1,
+       "09677202c889", 5283, -1, NcclLevel::kNone, TimeKind::kNone, "Caught signal"},
+      // Headerless fragments as users paste them (corpus nccl-718, nccl-210, nccl-1292).
+      {"[0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error No such device", -1,
+       "", -1, 0, NcclLevel::kWarn, TimeKind::kNone, "Call to"},
+      {"include/socket.h:344 WARN Socket creation failed : Address family not supported", -1, "", -1,
+       -1, NcclLevel::kWarn, TimeKind::kNone, "Socket creation"},
+      {" NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.", -1, "", -1, -1,
+       NcclLevel::kInfo, TimeKind::kNone, "NET/Plugin"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.line);
+    LineSource s = parse_line_source(c.line);
+    CHECK(s.rank.value_or(-1) == c.rank);
+    CHECK(s.host == c.host);
+    CHECK(s.pid.value_or(-1) == c.pid);
+    CHECK(s.device.value_or(-1) == c.device);
+    CHECK(s.level == c.level);
+    CHECK(s.time_kind == c.time);
+    std::string_view body = std::string_view(c.line).substr(s.body);
+    CHECK(body.substr(0, std::string_view(c.body_starts).size()) == c.body_starts);
+  }
+}
+
+TEST_CASE("timestamps of one kind order lines", "[log-model]") {
+  TimeKind k;
+  double a = 0, b = 0;
+  REQUIRE(parse_timestamp("2024-11-26 02:04:28,495 x", k, a) > 0);
+  CHECK(k == TimeKind::kWallClock);
+  REQUIRE(parse_timestamp("[2024-11-26 02:04:31,514] x", k, b) > 0);
+  CHECK(b - a == Approx(3.019).margin(1e-6));
+  REQUIRE(parse_timestamp("2024-12-31T23:59:59Z y", k, a) > 0);
+  REQUIRE(parse_timestamp("2025-01-01T00:00:00Z y", k, b) > 0);
+  CHECK(b - a == Approx(1.0));
+  REQUIRE(parse_timestamp("[   12.500000] z", k, a) > 0);
+  CHECK(k == TimeKind::kKernelUptime);
+  CHECK(a == Approx(12.5));
+  CHECK(parse_timestamp("not a time", k, a) == 0);
+  CHECK(parse_timestamp("[12345] z", k, a) == 0);
+  // c10 month-day without padding: E219 is 19 February, before E1003 (3 October).
+  LineSource feb = parse_line_source("[E219 01:00:00.000000000 ProcessGroupNCCL.cpp:1] x");
+  LineSource oct = parse_line_source("[E1003 01:00:00.000000000 ProcessGroupNCCL.cpp:1] x");
+  CHECK(feb.time < oct.time);
+}
+
+TEST_CASE("hostile lines do not break attribution", "[log-model]") {
+  std::string huge(1 << 20, 'x');
+  LineSource s = parse_line_source(huge);
+  CHECK(s.body == 0);
+  std::string nested;
+  for (int i = 0; i < 1000; ++i) nested += "[rank1]:";
+  s = parse_line_source(nested + "tail");
+  CHECK(s.rank == 1);  // bounded peeling: no hang, a rank still found
+  s = parse_line_source(std::string("\xff\xfe:1:2 [0] NCCL INFO x", 20));
+  CHECK(s.level == NcclLevel::kInfo);
+}

@@ -1,0 +1,178 @@
+// Rule files: loading errors name the file, the rule and the field; user rules override
+// built-ins by id; the shipped catalog is valid.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "analysis/catalog.hpp"
+#include "analysis/taxonomy.hpp"
+#include "rules/rule_lint.hpp"
+#include "rules/rule_loader.hpp"
+
+using namespace ff;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kValid = R"json({
+  "id": "test-rule", "category": "shm", "title": "t", "role": "cause", "weight": 0.5,
+  "patterns": ["shared memory (?P<size>\\d+)"], "indicates": "i",
+  "fix": {"summary": "f", "env": {"NCCL_SHM_DISABLE": "1"}},
+  "examples": {"match": ["shared memory 12"], "no_match": ["shared memory x"]}
+})json";
+
+std::string problems_text(const std::vector<rules::RuleProblem>& ps) {
+  std::string s;
+  for (const auto& p : ps) s += p.to_string() + "\n";
+  return s;
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("ff-rules-" + std::to_string(::getpid()) + "-" +
+                                        std::to_string(reinterpret_cast<std::uintptr_t>(this)));
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  void write(const std::string& name, const std::string& text) {
+    std::ofstream(path / name, std::ios::binary) << text;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a valid rule loads with every field", "[rules]") {
+  analysis::Rule r;
+  std::vector<rules::RuleProblem> ps;
+  REQUIRE(rules::parse_rule(kValid, "x.json", r, ps));
+  CHECK(ps.empty());
+  CHECK(r.id == "test-rule");
+  CHECK(r.role == analysis::Role::kCause);
+  REQUIRE(r.fix.env.size() == 1);
+  CHECK(r.fix.env[0].first == "NCCL_SHM_DISABLE");
+  CHECK(r.origin == "x.json");
+  // Round trip through the JSON writer.
+  analysis::Rule again;
+  REQUIRE(rules::parse_rule(rules::rule_to_json(r), "y.json", again, ps));
+  CHECK(again.patterns == r.patterns);
+  CHECK(again.examples_no_match == r.examples_no_match);
+}
+
+TEST_CASE("invalid rules are reported with file, rule and field", "[rules]") {
+  struct Case {
+    std::string text;
+    std::string expect;
+  };
+  std::string base = kValid;
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string s = base;
+    auto p = s.find(from);
+    REQUIRE(p != std::string::npos);
+    return s.replace(p, from.size(), to);
+  };
+  const std::vector<Case> cases = {
+      {"{ not json", "bad.json:1:4: not valid JSON"},
+      {"[1,2]", "must hold one JSON object"},
+      {with("\"category\": \"shm\"", "\"category\": \"disk\""), "rule 'test-rule': field 'category': 'disk' is not a category"},
+      {with("\"role\": \"cause\"", "\"role\": \"root\""), "field 'role': must be one of"},
+      {with("\"weight\": 0.5", "\"weight\": 3"), "field 'weight': must be a number in (0, 1]"},
+      {with("\"title\": \"t\", ", ""), "field 'title': is required"},
+      {with("\"indicates\": \"i\"", "\"indicates\": \"i\", \"colour\": 1"), "field 'colour': unknown field"},
+      {with("\"patterns\": [", "\"patterns\": [7, "), "field 'patterns[0]': must be a string"},
+      {with("\"id\": \"test-rule\"", "\"id\": \"Bad Id\""), "field 'id': must be lower-case"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    analysis::Rule r;
+    std::vector<rules::RuleProblem> ps;
+    CHECK_FALSE(rules::parse_rule(c.text, "bad.json", r, ps));
+    CHECK_THAT(problems_text(ps), Catch::Contains(c.expect));
+    CHECK_THAT(problems_text(ps), Catch::Contains("bad.json"));
+  }
+}
+
+TEST_CASE("a regex RE2 rejects is reported with RE2's message", "[rules]") {
+  analysis::Rule r;
+  std::vector<rules::RuleProblem> ps;
+  std::string text = kValid;
+  const std::string old = "shared memory (?P<size>\\\\d+)";
+  REQUIRE(text.find(old) != std::string::npos);
+  text.replace(text.find(old), old.size(), "(?<=lookbehind)x");
+  REQUIRE(rules::parse_rule(text, "re.json", r, ps));
+  std::vector<analysis::CompileError> errors;
+  auto cat = analysis::Catalog::compile({r}, &errors);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].origin == "re.json");
+  CHECK(errors[0].rule == "test-rule");
+  CHECK(errors[0].field == "patterns[0]");
+  CHECK_THAT(errors[0].message, Catch::Contains("invalid"));
+  CHECK(cat.rules().empty());  // the broken rule is left out, not half-compiled
+}
+
+TEST_CASE("user rule directories add and override; broken files are skipped", "[rules]") {
+  TempDir dir;
+  std::vector<rules::RuleProblem> ps;
+  auto builtin = rules::builtin_rules(ps);
+  REQUIRE(ps.empty());
+  REQUIRE_FALSE(builtin.empty());
+  std::string override_id = builtin.front().id;
+  std::string over = kValid;
+  over.replace(over.find("test-rule"), 9, override_id);
+  dir.write("a-override.json", over);
+  dir.write("b-new.json", kValid);
+  dir.write("c-broken.json", "{\"id\": \"x\"");
+  dir.write("notes.txt", "not a rule");
+  auto rules = rules::load_rules({dir.path.string()}, ps);
+  CHECK(rules.size() == builtin.size() + 1);
+  bool overridden = false, added = false;
+  for (const auto& r : rules) {
+    if (r.id == override_id) overridden = r.origin.find("a-override.json") != std::string::npos;
+    if (r.id == "test-rule") added = true;
+  }
+  CHECK(overridden);
+  CHECK(added);
+  REQUIRE(ps.size() == 1);
+  CHECK_THAT(ps[0].to_string(), Catch::Contains("c-broken.json"));
+  ps.clear();
+  rules::load_rules({(dir.path / "missing").string()}, ps);
+  REQUIRE(ps.size() == 1);
+  CHECK_THAT(ps[0].to_string(), Catch::Contains("not a directory"));
+}
+
+TEST_CASE("the shipped catalog is valid and covers every category", "[rules]") {
+  std::vector<rules::RuleProblem> ps;
+  auto rules = rules::builtin_rules(ps);
+  CHECK(problems_text(ps).empty());
+  auto rep = rules::lint(rules, {});
+  CHECK(problems_text(rep.problems).empty());
+  for (auto cat : analysis::kCategories) {
+    if (cat == "none") continue;
+    int n = 0;
+    for (const auto& r : rules) n += r.category == cat && !r.benign;
+    INFO(cat);
+    CHECK(n >= 1);
+  }
+}
+
+TEST_CASE("lint finds duplicates, failing examples and shadowed rules", "[rules]") {
+  analysis::Rule a;
+  std::vector<rules::RuleProblem> ps;
+  REQUIRE(rules::parse_rule(kValid, "a.json", a, ps));
+  analysis::Rule dup = a;
+  dup.origin = "dup.json";
+  analysis::Rule bad = a;
+  bad.id = "bad-examples";
+  bad.examples_match = {"nothing like it"};
+  analysis::Rule weak = a;
+  weak.id = "weak";
+  weak.weight = 0.1;
+  weak.patterns = {"shared memory"};
+  weak.examples_no_match = {};
+  auto rep = rules::lint({a, dup, bad, weak}, {});
+  std::string all = problems_text(rep.problems);
+  CHECK_THAT(all, Catch::Contains("dup.json: rule 'test-rule': field 'id': duplicates"));
+  CHECK_THAT(all, Catch::Contains("rule 'bad-examples': field 'examples.match'"));
+  CHECK_THAT(all, Catch::Contains("rule 'weak': field 'patterns': shadowed"));
+}
