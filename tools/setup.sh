@@ -1,0 +1,20 @@
+#!/bin/bash
+# Installs every dependency (Debian 12, as root), then builds firstfault into build/.
+# Safe to run again: apt and cmake only redo what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  export DEBIAN_FRONTEND=noninteractive
+  mapfile -t pkgs < <(grep -v '^#' tools/packages.txt | sed '/^$/d')
+  missing=()
+  for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+else
+  echo "setup.sh: not root or not Debian; install the packages in tools/packages.txt yourself" >&2
+fi
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$(nproc)"
+echo "setup.sh: built build/bin/firstfault"
