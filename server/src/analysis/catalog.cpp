@@ -4,6 +4,10 @@
 #include <re2/set.h>
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
+
+#include "analysis/prefilter.hpp"
 
 namespace ff::analysis {
 
@@ -37,6 +41,11 @@ struct Catalog::Impl {
   std::vector<CompiledPattern> patterns;
   std::vector<std::vector<std::unique_ptr<RE2>>> excludes;  // per rule
   bool any = false;
+  std::vector<std::string> set_patterns;  // every pattern added to `set`, in Set order
+
+  std::once_flag prefilter_once;
+  std::unique_ptr<Prefilter> prefilter;
+  std::atomic<bool> prefilter_built{false};
 };
 
 Catalog::Catalog() : impl_(std::make_unique<Impl>()) {}
@@ -88,6 +97,7 @@ Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* err
       for (const auto& [name, group] : cp.re->NamedCapturingGroups())
         cp.groups.emplace_back(group, name);
       impl.entries.push_back({impl.patterns.size(), ri, std::string::npos});
+      impl.set_patterns.push_back(r.patterns[pi]);
       impl.patterns.push_back(std::move(cp));
       impl.any = true;
     }
@@ -98,6 +108,7 @@ Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* err
         std::string err;
         if (impl.set.Add(ev, &err) >= 0) {
           impl.entries.push_back({std::string::npos, ri, ci});
+          impl.set_patterns.push_back(ev);
           impl.any = true;
         }
       }
@@ -117,6 +128,16 @@ const Rule* Catalog::find(std::string_view id) const {
 }
 
 bool Catalog::empty() const { return !impl_->any; }
+
+const Prefilter* Catalog::prefilter() const {
+  std::call_once(impl_->prefilter_once, [this] {
+    if (impl_->any) impl_->prefilter = Prefilter::build(impl_->set_patterns, nullptr);
+    impl_->prefilter_built = true;
+  });
+  return impl_->prefilter.get();
+}
+
+bool Catalog::prefilter_ready() const { return impl_->prefilter_built; }
 
 void Catalog::match(std::string_view line, std::vector<PatternHit>& out,
                     std::vector<std::pair<std::size_t, std::size_t>>& checks,

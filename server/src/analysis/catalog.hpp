@@ -16,6 +16,8 @@ class RE2;
 
 namespace ff::analysis {
 
+class Prefilter;
+
 struct Capture {
   std::string name;
   std::string value;
@@ -59,6 +61,12 @@ class Catalog {
 
   // True when no pattern can match (an empty catalog).
   bool empty() const;
+
+  // The whole-buffer prefilter over every pattern of the catalog, built on first use (it
+  // takes about 0.1 s for the full catalog, so small inputs skip it). Null when it cannot
+  // be built; callers then match every line. Thread-safe.
+  const Prefilter* prefilter() const;
+  bool prefilter_ready() const;
 
  private:
   Catalog();

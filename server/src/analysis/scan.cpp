@@ -7,6 +7,7 @@
 #include "analysis/blocks.hpp"
 #include "analysis/line_cursor.hpp"
 #include "analysis/line_source.hpp"
+#include "analysis/prefilter.hpp"
 
 namespace ff::analysis {
 
@@ -43,19 +44,22 @@ void ScanState::truncate(std::size_t file, std::size_t line) {
                events.end());
 }
 
-void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole, std::size_t base,
-               std::size_t first_line, ScanState& state) {
-  if (state.rule_hits.size() != catalog.rules().size()) state.reset(catalog);
-  std::string_view text = whole.substr(std::min(base, whole.size()));
-  LineCursor cursor(text, first_line, base);
-  LineSpan span;
+namespace {
+
+// The exact path for one line: strip escapes if any, match the whole catalog, keep the
+// strongest hit as an event.
+struct LineMatcher {
+  const Catalog& catalog;
+  std::size_t file;
+  std::string_view whole;
+  ScanState& state;
   CleanLine cleaned;
   std::vector<PatternHit> hits;
   std::vector<std::pair<std::size_t, std::size_t>> checks;
   std::vector<int> scratch;
-  const auto& rules = catalog.rules();
-  while (cursor.next(span)) {
-    ++state.lines;
+
+  void operator()(const LineSpan& span) {
+    const auto& rules = catalog.rules();
     std::string_view line = span.text;
     bool stripped = false;
     if (may_contain_escapes(line)) {
@@ -67,7 +71,7 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
     checks.clear();
     catalog.match(line, hits, checks, scratch);
     for (auto [r, c] : checks) state.checks_seen[r][c] = true;
-    if (hits.empty()) continue;
+    if (hits.empty()) return;
     // One line is one piece of evidence: when several rules match it, the most specific
     // (highest weight) cause or symptom speaks for it. Context and benign hits are kept
     // only when nothing stronger matched the line.
@@ -76,11 +80,12 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
       double tier = r.role == Role::kContext ? 0 : 1;
       return tier * 10 + r.weight;
     };
-    std::sort(hits.begin(), hits.end(),
-              [&](const PatternHit& a, const PatternHit& b) { return rank_of(a) > rank_of(b); });
-    const PatternHit& h = hits.front();
+    const PatternHit* best = &hits.front();
+    for (const auto& h : hits)
+      if (rank_of(h) > rank_of(*best)) best = &h;
+    const PatternHit& h = *best;
     ++state.rule_hits[h.rule];
-    if (state.rule_hits[h.rule] > kMaxEventsPerRule) continue;
+    if (state.rule_hits[h.rule] > kMaxEventsPerRule) return;
     Event ev;
     ev.file = file;
     ev.line = span.number;
@@ -96,7 +101,63 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
     attribute_from_block(whole, ev);
     state.events.push_back(std::move(ev));
   }
+};
+
+}  // namespace
+
+void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole, std::size_t base,
+               std::size_t first_line, ScanState& state, std::size_t end) {
+  scan_text(catalog, file, whole, base, first_line, state, end, ScanStrategy::kAuto);
+}
+
+void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole, std::size_t base,
+               std::size_t first_line, ScanState& state, std::size_t end, ScanStrategy strategy) {
+  if (state.rule_hits.size() != catalog.rules().size()) state.reset(catalog);
+  base = std::min(base, whole.size());
+  end = std::min(end, whole.size());
+  if (end < base) end = base;
+  std::string_view text = whole.substr(base, end - base);
+  LineCursor cursor(text, first_line, base);
+  LineSpan span;
+  LineMatcher match{catalog, file, whole, state, {}, {}, {}, {}};
   state.bytes += text.size();
+
+  const Prefilter* pf = nullptr;
+  if (strategy == ScanStrategy::kPrefilter ||
+      (strategy == ScanStrategy::kAuto && text.size() >= 64 * 1024 &&
+       (text.size() >= kPrefilterMinBytes || catalog.prefilter_ready())))
+    pf = catalog.prefilter();
+  if (pf) {
+    const std::size_t lines_before = state.lines;
+    const std::size_t events_before = state.events.size();
+    // Candidate positions arrive in increasing order; walk the lines up to each and match
+    // only the line that holds it. Lines in between are only counted.
+    bool have = cursor.next(span);
+    if (have) ++state.lines;
+    std::size_t last_matched = static_cast<std::size_t>(-1);
+    bool ok = pf->scan(text, [&](std::size_t match_end) {
+      std::size_t q = base + (match_end ? match_end - 1 : 0);
+      while (have && base + cursor.offset() <= q) {
+        have = cursor.next(span);
+        if (have) ++state.lines;
+      }
+      if (!have || span.number == last_matched) return;
+      last_matched = span.number;
+      match(span);
+    });
+    if (ok) {
+      while (cursor.next(span)) ++state.lines;
+      return;
+    }
+    // The prefilter failed mid-way (it should not): redo this part line by line.
+    state.events.resize(events_before);
+    state.lines = lines_before;
+    cursor = LineCursor(text, first_line, base);
+  }
+  while (cursor.next(span)) {
+    ++state.lines;
+    match(span);
+  }
 }
 
 }  // namespace ff::analysis

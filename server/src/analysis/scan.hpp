@@ -27,10 +27,22 @@ struct ScanState {
   void truncate(std::size_t file, std::size_t line);
 };
 
-// Scans `text` (one input, index `file`), whose first line is line number `first_line` and
-// starts at byte `base` of the input; `whole` is the entire input, used to look back for
-// block context. Appends to `state`.
+// Inputs at least this large are scanned through the catalog's whole-buffer prefilter
+// (building it costs about 0.1 s once); smaller ones line by line, unless the prefilter is
+// already built.
+inline constexpr std::size_t kPrefilterMinBytes = std::size_t{24} << 20;
+
+// Scans the part [base, end) of one input (index `file`) whose first line is line number
+// `first_line`; `whole` is the entire input, used to look back for block context; `base`
+// must be a line start. Appends to `state`. end = npos means the end of `whole`.
 void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
-               std::size_t base, std::size_t first_line, ScanState& state);
+               std::size_t base, std::size_t first_line, ScanState& state,
+               std::size_t end = std::string_view::npos);
+
+// How scan_text chooses: "auto" (above), or forced one way (tests and benchmarks).
+enum class ScanStrategy { kAuto, kEveryLine, kPrefilter };
+void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
+               std::size_t base, std::size_t first_line, ScanState& state, std::size_t end,
+               ScanStrategy strategy);
 
 }  // namespace ff::analysis

@@ -129,8 +129,18 @@ int run_rules(const std::vector<std::string>& args) {
     return kExitOk;
   }
   if (sub == "export-patterns") {
+    // In the common subset of RE2 and Rust's regex (ripgrep, for side-by-side benchmarks):
+    // named groups become plain groups (names repeat across rules) and "\'" becomes "'".
     for (const auto& r : rules)
-      for (const auto& p : r.patterns) std::cout << p << "\n";
+      for (std::string p : r.patterns) {
+        for (std::size_t i = 0; (i = p.find("(?P<", i)) != std::string::npos;) {
+          std::size_t close = p.find('>', i);
+          if (close == std::string::npos) break;
+          p.replace(i, close + 1 - i, "(");
+        }
+        for (std::size_t i = 0; (i = p.find("\\'", i)) != std::string::npos;) p.replace(i, 2, "'");
+        std::cout << p << "\n";
+      }
     return kExitOk;
   }
   std::cerr << "firstfault rules: unknown subcommand '" << sub << "'\n" << opts << "\n";

@@ -1,0 +1,43 @@
+// A whole-buffer prefilter in front of the per-line RE2 matching. Most lines of a big log
+// (NCCL INFO noise, training prints) match nothing; running RE2 on each of them is what
+// made a line-by-line scan slow. Vectorscan compiles every pattern in prefilter mode (a
+// superset of each pattern, so no line that RE2 would match is ever missed) and scans the
+// buffer once at memory speed; only lines where it reports a match go to RE2.
+//
+// Lines whose bytes differ from what RE2 sees (escape sequences and control bytes are
+// stripped before matching) are always reported, by an extra pattern for those bytes.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ff::analysis {
+
+class Prefilter {
+ public:
+  // Builds a prefilter for RE2 patterns; returns null when Vectorscan cannot take one of
+  // them even in prefilter mode (the caller then matches every line). `why` says why.
+  static std::unique_ptr<Prefilter> build(const std::vector<std::string>& patterns,
+                                          std::string* why);
+  ~Prefilter();
+
+  // Calls `on_match(end)` for match end offsets in `text`, in increasing order; several
+  // per line are possible. Returns false if the scan failed (the caller falls back).
+  bool scan(std::string_view text, const std::function<void(std::size_t end)>& on_match) const;
+
+ private:
+  Prefilter() = default;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// An RE2 pattern as given to Vectorscan: a leading "^" and a trailing "$" also accept a
+// carriage return next to them (Vectorscan's multiline anchors know only "\n"). Exposed
+// for tests.
+std::string prefilter_pattern(const std::string& re2_pattern);
+
+}  // namespace ff::analysis

@@ -1,2 +1,0 @@
-// Placeholder until the language server lands.
-namespace ff::lsp {}
