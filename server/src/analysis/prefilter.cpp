@@ -41,7 +41,7 @@ std::unique_ptr<Prefilter> Prefilter::build(const std::vector<std::string>& patt
   pats.reserve(patterns.size() + 1);
   for (const auto& p : patterns) pats.push_back(prefilter_pattern(p));
   // Bytes that strip_ansi() removes: the line must go to the exact path.
-  pats.push_back("[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]|\\[[0-9;]{0,12}m");
+  pats.push_back("[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1a\\x1c-\\x1f\\x7f]|\\[[0-9;]{0,12}m");
   std::vector<const char*> exprs;
   std::vector<unsigned> flags, ids;
   for (std::size_t i = 0; i < pats.size(); ++i) {
@@ -71,10 +71,18 @@ std::unique_ptr<Prefilter> Prefilter::build(const std::vector<std::string>& patt
   return pf;
 }
 
-bool Prefilter::scan(std::string_view text,
-                     const std::function<void(std::size_t)>& on_match) const {
-  hs_scratch_t* scratch = nullptr;
-  if (hs_clone_scratch(impl_->prototype, &scratch) != HS_SUCCESS) return false;
+Prefilter::Session::Session(const Prefilter& pf) : pf_(pf) {
+  hs_scratch_t* s = nullptr;
+  if (hs_clone_scratch(pf.impl_->prototype, &s) == HS_SUCCESS) scratch_ = s;
+}
+
+Prefilter::Session::~Session() {
+  if (scratch_) hs_free_scratch(static_cast<hs_scratch_t*>(scratch_));
+}
+
+bool Prefilter::Session::scan(std::string_view text,
+                              const std::function<void(std::size_t)>& on_match) {
+  if (!scratch_) return false;
   struct Ctx {
     const std::function<void(std::size_t)>* cb;
     std::size_t base;
@@ -92,7 +100,6 @@ bool Prefilter::scan(std::string_view text,
   // hs_scan takes an unsigned length: feed huge buffers in pieces cut at line ends, so no
   // match spans two pieces (patterns never cross a line).
   constexpr std::size_t kPiece = std::size_t{1} << 30;
-  bool ok = true;
   std::size_t pos = 0;
   while (pos < text.size()) {
     std::size_t len = std::min(kPiece, text.size() - pos);
@@ -101,15 +108,24 @@ bool Prefilter::scan(std::string_view text,
       if (cut != std::string_view::npos && cut > pos) len = cut + 1 - pos;
     }
     ctx.base = pos;
-    if (hs_scan(impl_->db, text.data() + pos, static_cast<unsigned>(len), 0, scratch, handler,
-                &ctx) != HS_SUCCESS) {
-      ok = false;
-      break;
-    }
+    if (hs_scan(pf_.impl_->db, text.data() + pos, static_cast<unsigned>(len), 0,
+                static_cast<hs_scratch_t*>(scratch_), handler, &ctx) != HS_SUCCESS)
+      return false;
     pos += len;
   }
-  hs_free_scratch(scratch);
-  return ok;
+  return true;
+}
+
+bool Prefilter::Session::any(std::string_view text) {
+  if (!scratch_) return true;
+  bool hit = false;
+  auto handler = [](unsigned, unsigned long long, unsigned long long, unsigned, void* c) -> int {
+    *static_cast<bool*>(c) = true;
+    return 1;  // stop at the first match
+  };
+  hs_error_t rc = hs_scan(pf_.impl_->db, text.data(), static_cast<unsigned>(std::min<std::size_t>(text.size(), 0xffffffffu)), 0,
+                          static_cast<hs_scratch_t*>(scratch_), handler, &hit);
+  return hit || (rc != HS_SUCCESS && rc != HS_SCAN_TERMINATED);
 }
 
 }  // namespace ff::analysis

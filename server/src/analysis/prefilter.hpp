@@ -5,7 +5,10 @@
 // buffer once at memory speed; only lines where it reports a match go to RE2.
 //
 // Lines whose bytes differ from what RE2 sees (escape sequences and control bytes are
-// stripped before matching) are always reported, by an extra pattern for those bytes.
+// stripped before matching) are the caller's to handle: control bytes other than ESC and
+// the bare "[0m" residue are reported by an extra pattern; lines with ESC (common, since
+// many loggers colour every line) are found by the caller while it walks the lines, then
+// cleaned and checked with Session::any().
 #pragma once
 
 #include <cstddef>
@@ -25,9 +28,26 @@ class Prefilter {
                                           std::string* why);
   ~Prefilter();
 
-  // Calls `on_match(end)` for match end offsets in `text`, in increasing order; several
-  // per line are possible. Returns false if the scan failed (the caller falls back).
-  bool scan(std::string_view text, const std::function<void(std::size_t end)>& on_match) const;
+  // Scratch space for one thread's scans; cheap to reuse, not to create.
+  class Session {
+   public:
+    explicit Session(const Prefilter& pf);
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
+    ~Session();
+    bool ok() const { return scratch_ != nullptr; }
+
+    // Calls `on_match(end)` for match end offsets in `text`, in increasing order; several
+    // per line are possible. Returns false if the scan failed (the caller falls back).
+    bool scan(std::string_view text, const std::function<void(std::size_t end)>& on_match);
+
+    // True when some pattern may match inside `text` (one already-cleaned line).
+    bool any(std::string_view text);
+
+   private:
+    const Prefilter& pf_;
+    void* scratch_ = nullptr;
+  };
 
  private:
   Prefilter() = default;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
+#include <optional>
 
 #include "analysis/ansi.hpp"
 #include "analysis/blocks.hpp"
@@ -127,17 +129,28 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
       (strategy == ScanStrategy::kAuto && text.size() >= 64 * 1024 &&
        (text.size() >= kPrefilterMinBytes || catalog.prefilter_ready())))
     pf = catalog.prefilter();
-  if (pf) {
+  std::optional<Prefilter::Session> session;
+  if (pf) session.emplace(*pf);
+  if (pf && session->ok()) {
     const std::size_t lines_before = state.lines;
     const std::size_t events_before = state.events.size();
     // Candidate positions arrive in increasing order; walk the lines up to each and match
-    // only the line that holds it. Lines in between are only counted.
+    // only the line that holds it. Lines in between are counted, and those with an ESC byte
+    // (colour) are cleaned and checked on their own, since escapes can split a signature.
     bool have = cursor.next(span);
     if (have) ++state.lines;
     std::size_t last_matched = static_cast<std::size_t>(-1);
-    bool ok = pf->scan(text, [&](std::size_t match_end) {
+    auto escaped = [&](const LineSpan& s) {
+      return std::memchr(s.text.data(), 0x1b, s.text.size()) != nullptr;
+    };
+    auto visit_escaped = [&](const LineSpan& s) {
+      strip_ansi(s.text, match.cleaned);
+      if (session->any(match.cleaned.text)) match(s);
+    };
+    bool ok = session->scan(text, [&](std::size_t match_end) {
       std::size_t q = base + (match_end ? match_end - 1 : 0);
       while (have && base + cursor.offset() <= q) {
+        if (span.number != last_matched && escaped(span)) visit_escaped(span);
         have = cursor.next(span);
         if (have) ++state.lines;
       }
@@ -146,7 +159,11 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
       match(span);
     });
     if (ok) {
-      while (cursor.next(span)) ++state.lines;
+      if (have && span.number != last_matched && escaped(span)) visit_escaped(span);
+      while (cursor.next(span)) {
+        ++state.lines;
+        if (escaped(span)) visit_escaped(span);
+      }
       return;
     }
     // The prefilter failed mid-way (it should not): redo this part line by line.

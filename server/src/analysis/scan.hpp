@@ -39,6 +39,10 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
                std::size_t base, std::size_t first_line, ScanState& state,
                std::size_t end = std::string_view::npos);
 
+// Adds the results of a scan of other inputs (other file indices) to `into`: how several
+// threads' scans become one job's.
+void merge_scan(ScanState& into, ScanState&& from);
+
 // How scan_text chooses: "auto" (above), or forced one way (tests and benchmarks).
 enum class ScanStrategy { kAuto, kEveryLine, kPrefilter };
 void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,

@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/input_files.hpp"
 #include "cli/rule_set.hpp"
+#include "cli/scan_inputs.hpp"
 #include "report/report.hpp"
 
 namespace ff::cli {
@@ -34,14 +35,18 @@ int run_analyze(const std::vector<std::string>& args) {
   po::options_description opts(kUsage);
   std::string format = "text", color = "auto";
   std::vector<std::string> rule_dirs, files;
+  std::string strategy = "auto";
+  unsigned threads = 0;
   opts.add_options()("help,h", "show this help")(
       "format,f", po::value(&format)->value_name("FMT"), "text (default), json or sarif")(
       "rules,r", po::value(&rule_dirs)->value_name("DIR")->composing(),
       "also load rules from DIR (repeatable); a rule with a built-in id replaces it")(
       "no-builtin-rules", "use only the rules given with --rules")(
-      "color", po::value(&color)->value_name("WHEN"), "auto (default), always or never");
+      "color", po::value(&color)->value_name("WHEN"), "auto (default), always or never")(
+      "threads,j", po::value(&threads)->value_name("N"), "scan files on N threads (default: one per core)");
   po::options_description hidden;
-  hidden.add_options()("input", po::value(&files));
+  // For benchmarks and tests: force the line-by-line or the prefiltered scan.
+  hidden.add_options()("input", po::value(&files))("scan-strategy", po::value(&strategy));
   po::options_description all;
   all.add(opts).add(hidden);
   po::positional_options_description pos;
@@ -80,10 +85,15 @@ int run_analyze(const std::vector<std::string>& args) {
     std::cerr << "firstfault analyze: " << err.path << ": " << err.message << "\n";
     return kExitUsage;
   }
-  std::vector<analysis::LogInput> logs;
-  logs.reserve(inputs.size());
-  for (const auto& in : inputs) logs.push_back({in.name(), in.text()});
-  auto result = analysis::analyze(loaded.catalog, logs);
+  ScanOptions so;
+  so.threads = threads;
+  if (strategy == "every-line") so.strategy = analysis::ScanStrategy::kEveryLine;
+  else if (strategy == "prefilter") so.strategy = analysis::ScanStrategy::kPrefilter;
+  else if (strategy != "auto") {
+    std::cerr << "firstfault analyze: unknown --scan-strategy '" << strategy << "'\n";
+    return kExitUsage;
+  }
+  auto result = analyze_inputs(loaded.catalog, inputs, so);
 
   // Render fully before writing anything, so a failure never leaves half a document.
   std::string out;

@@ -30,6 +30,13 @@ InputFile::~InputFile() {
   if (map_) munmap(map_, map_len_);
 }
 
+void InputFile::release_before(std::size_t offset) const {
+  if (!map_) return;
+  static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  std::size_t len = std::min(offset, map_len_) / page * page;
+  if (len) ::madvise(map_, len, MADV_DONTNEED);
+}
+
 bool looks_like_log(std::string_view f) {
   auto ends = [&](std::string_view s) { return f.size() >= s.size() && f.substr(f.size() - s.size()) == s; };
   return ends(".log") || ends(".out") || ends(".err") || ends(".txt") ||

@@ -20,6 +20,10 @@ class InputFile {
   const std::string& name() const { return name_; }
   std::string_view text() const { return text_; }
 
+  // Tells the kernel the bytes before `offset` are no longer needed, so a mapped file of
+  // any size costs only the window being scanned in resident memory.
+  void release_before(std::size_t offset) const;
+
  private:
   std::string name_;
   std::string_view text_;

@@ -138,7 +138,16 @@ int run_rules(const std::vector<std::string>& args) {
           if (close == std::string::npos) break;
           p.replace(i, close + 1 - i, "(");
         }
-        for (std::size_t i = 0; (i = p.find("\\'", i)) != std::string::npos;) p.replace(i, 2, "'");
+        // Rust's regex rejects escapes of characters that are not metacharacters.
+        std::string out;
+        for (std::size_t i = 0; i < p.size(); ++i) {
+          if (p[i] == '\\' && i + 1 < p.size() &&
+              std::string_view("'\"/<>`!@%,:;=~_&#").find(p[i + 1]) != std::string_view::npos)
+            continue;
+          out += p[i];
+          if (p[i] == '\\' && i + 1 < p.size()) out += p[++i];
+        }
+        p = out;
         std::cout << p << "\n";
       }
     return kExitOk;
