@@ -37,6 +37,12 @@ SUBSYS_LINES = [
     "NCCL INFO Allocated {a} bytes of device memory",
     "NCCL INFO MNNVL busId 0x{bus} fabric UUID 0.0 cliqueId 0x0 state 3 healthMask 0x0",
 ]
+# Lines printed once per communicator and rank (init, topology) are far rarer in a long
+# log than the per-connection channel lines; weight them accordingly.
+ONCE_PER_INIT = ("Init START", "Init COMPLETE", "NVLS multicast", "Setting affinity", "Using network",
+                 "non-device net plugin", "ncclCommInitRank", "CC Off", "MNNVL", "P2P Chunksize",
+                 "coll channels", "threadThresholds")
+WEIGHTS = [0.1 if any(k in t for k in ONCE_PER_INIT) else 1.0 for t in SUBSYS_LINES]
 BUS = ["18000", "2a000", "3a000", "5d000", "9a000", "ab000", "ba000", "db000"]
 
 
@@ -90,7 +96,7 @@ def main():
                 emit("[rank%d]:[E1126 02:14:31.%06d ProcessGroupNCCL.cpp:632] [Rank %d] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=%d, OpType=ALLREDUCE, NumelIn=26214400, NumelOut=26214400, Timeout(ms)=600000) ran for 600%03d milliseconds before timing out." % (o, rnd.randrange(10**6), o, 9000, rnd.randrange(1000)))
                 continue
         if kind < 0.82:
-            tpl = rnd.choice(SUBSYS_LINES)
+            tpl = rnd.choices(SUBSYS_LINES, WEIGHTS)[0]
             p = (r + 1) % n
             q = (r - 1) % n
             body = tpl.format(c=rnd.randrange(32), r=r, d=d, p=p, pd=p % 8, q=q, h=rnd.getrandbits(40),

@@ -64,13 +64,18 @@ std::size_t previous_lines(std::string_view text, std::size_t offset, std::strin
 
 void attribute_from_block(std::string_view text, Event& ev) {
   const auto& p = patterns();
-  std::string_view prev[kLookback];
-  std::size_t n = previous_lines(text, ev.offset, prev, kLookback);
 
-  // torchelastic summary: the event line is a field ("exitcode : -9") of a failure record.
-  // Walk back through the record's fields to its header.
+  // torchelastic summary: the event line is a field ("  exitcode  : -9") of a failure
+  // record. Walk back through the record's fields to its header. Fields are indented, so
+  // other lines (nearly all events) skip the walk.
   bool rank_known = ev.source.rank.has_value();
-  for (std::size_t i = 0; i < n; ++i) {
+  std::string_view own = std::string_view(ev.text).substr(std::min(ev.source.body, ev.text.size()));
+  bool record_field = !own.empty() && (own.front() == ' ' || own.front() == '\t') &&
+                      own.find(':') != std::string_view::npos;
+  // Error chains and tracebacks need only a few lines above; records up to kLookback.
+  std::string_view prev[kLookback];
+  std::size_t n = previous_lines(text, ev.offset, prev, record_field ? kLookback : 8);
+  for (std::size_t i = 0; record_field && i < n; ++i) {
     std::string line = clean(prev[i]);
     re2::StringPiece a, b;
     if (!rank_known && RE2::PartialMatch(line, p.field_rank, &a, &b)) {

@@ -36,6 +36,7 @@ struct Catalog::Impl {
     std::size_t pattern_slot;  // index into `patterns`, or npos for check entries
     std::size_t rule;
     std::size_t check;
+    std::unique_ptr<RE2> check_re;  // check entries: to confirm a prefilter candidate
   };
   std::vector<Entry> entries;
   std::vector<CompiledPattern> patterns;
@@ -96,7 +97,7 @@ Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* err
       CompiledPattern cp{ri, pi, std::make_unique<RE2>(r.patterns[pi], pattern_options()), {}};
       for (const auto& [name, group] : cp.re->NamedCapturingGroups())
         cp.groups.emplace_back(group, name);
-      impl.entries.push_back({impl.patterns.size(), ri, std::string::npos});
+      impl.entries.push_back({impl.patterns.size(), ri, std::string::npos, nullptr});
       impl.set_patterns.push_back(r.patterns[pi]);
       impl.patterns.push_back(std::move(cp));
       impl.any = true;
@@ -107,7 +108,8 @@ Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* err
       for (const auto& ev : r.checks[ci].evidence) {
         std::string err;
         if (impl.set.Add(ev, &err) >= 0) {
-          impl.entries.push_back({std::string::npos, ri, ci});
+          impl.entries.push_back(
+              {std::string::npos, ri, ci, std::make_unique<RE2>(ev, pattern_options())});
           impl.set_patterns.push_back(ev);
           impl.any = true;
         }
@@ -139,6 +141,24 @@ const Prefilter* Catalog::prefilter() const {
 
 bool Catalog::prefilter_ready() const { return impl_->prefilter_built; }
 
+bool Catalog::adopt_prefilter(std::string_view bytes) {
+  if (impl_->prefilter_built) return false;
+  auto pf = Prefilter::load(bytes, impl_->set_patterns);
+  if (!pf) return false;
+  bool adopted = false;
+  std::call_once(impl_->prefilter_once, [&] {
+    impl_->prefilter = std::move(pf);
+    impl_->prefilter_built = true;
+    adopted = true;
+  });
+  return adopted;
+}
+
+std::string Catalog::serialize_prefilter() const {
+  const Prefilter* pf = prefilter();
+  return pf ? pf->serialize(impl_->set_patterns) : std::string();
+}
+
 void Catalog::match(std::string_view line, std::vector<PatternHit>& out,
                     std::vector<std::pair<std::size_t, std::size_t>>& checks,
                     std::vector<int>& scratch) const {
@@ -146,16 +166,63 @@ void Catalog::match(std::string_view line, std::vector<PatternHit>& out,
   scratch.clear();
   re2::StringPiece text(line.data(), line.size());
   if (!impl_->set.Match(text, &scratch)) return;
-  std::size_t last_rule = static_cast<std::size_t>(-1);
   std::sort(scratch.begin(), scratch.end());
-  for (int idx : scratch) {
+  resolve(line, scratch, out, checks, false);
+}
+
+void Catalog::match_candidates(std::string_view line, std::vector<int>& entries,
+                               std::vector<PatternHit>& out,
+                               std::vector<std::pair<std::size_t, std::size_t>>& checks) const {
+  if (!impl_->any) return;
+  std::sort(entries.begin(), entries.end());
+  entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
+  resolve(line, entries, out, checks, true);
+}
+
+std::size_t Catalog::entry_count() const { return impl_->entries.size(); }
+
+bool Catalog::check_of_entry(int id, std::size_t& rule, std::size_t& check) const {
+  if (id < 0 || static_cast<std::size_t>(id) >= impl_->entries.size()) return false;
+  const Impl::Entry& e = impl_->entries[static_cast<std::size_t>(id)];
+  if (e.pattern_slot != std::string::npos) return false;
+  rule = e.rule;
+  check = e.check;
+  return true;
+}
+
+void Catalog::fill_captures(std::string_view line, PatternHit& hit) const {
+  if (hit.slot >= impl_->patterns.size() || !hit.captures.empty()) return;
+  const CompiledPattern& cp = impl_->patterns[hit.slot];
+  if (cp.groups.empty()) return;
+  re2::StringPiece text(line.data(), line.size());
+  int n = cp.re->NumberOfCapturingGroups() + 1;
+  std::vector<re2::StringPiece> sub(static_cast<std::size_t>(n));
+  if (!cp.re->Match(text, hit.match_begin, text.size(), RE2::UNANCHORED, sub.data(), n)) return;
+  for (const auto& [group, name] : cp.groups) {
+    const auto& s = sub[static_cast<std::size_t>(group)];
+    if (s.data() != nullptr) hit.captures.push_back({name, std::string(s.data(), s.size())});
+  }
+}
+
+void Catalog::resolve(std::string_view line, const std::vector<int>& sorted_entries,
+                      std::vector<PatternHit>& out,
+                      std::vector<std::pair<std::size_t, std::size_t>>& checks,
+                      bool unconfirmed) const {
+  re2::StringPiece text(line.data(), line.size());
+  std::size_t last_rule = static_cast<std::size_t>(-1);
+  for (int idx : sorted_entries) {
+    if (idx < 0 || static_cast<std::size_t>(idx) >= impl_->entries.size()) continue;
     const Impl::Entry& e = impl_->entries[static_cast<std::size_t>(idx)];
     if (e.pattern_slot == std::string::npos) {
-      checks.emplace_back(e.rule, e.check);
+      if (!unconfirmed || RE2::PartialMatch(text, *e.check_re)) checks.emplace_back(e.rule, e.check);
       continue;
     }
     const CompiledPattern& cp = impl_->patterns[e.pattern_slot];
     if (cp.rule == last_rule) continue;  // one hit per rule and line: the first pattern wins
+    // Only the whole match here (RE2 answers that with its DFA); the groups are extracted
+    // later, by fill_captures(), for the one hit per line that becomes an event.
+    re2::StringPiece whole;
+    if (!cp.re->Match(text, 0, text.size(), RE2::UNANCHORED, &whole, 1)) continue;
     bool excluded = false;
     for (const auto& ex : impl_->excludes[cp.rule])
       if (RE2::PartialMatch(text, *ex)) {
@@ -163,16 +230,10 @@ void Catalog::match(std::string_view line, std::vector<PatternHit>& out,
         break;
       }
     if (excluded) continue;
-    int n = cp.re->NumberOfCapturingGroups() + 1;
-    std::vector<re2::StringPiece> sub(static_cast<std::size_t>(n));
-    if (!cp.re->Match(text, 0, text.size(), RE2::UNANCHORED, sub.data(), n)) continue;
     PatternHit hit{cp.rule, cp.pattern, {}, 0, 0};
-    hit.match_begin = static_cast<std::size_t>(sub[0].data() - text.data());
-    hit.match_end = hit.match_begin + sub[0].size();
-    for (const auto& [group, name] : cp.groups) {
-      const auto& s = sub[static_cast<std::size_t>(group)];
-      if (s.data() != nullptr) hit.captures.push_back({name, std::string(s.data(), s.size())});
-    }
+    hit.match_begin = static_cast<std::size_t>(whole.data() - text.data());
+    hit.match_end = hit.match_begin + whole.size();
+    hit.slot = e.pattern_slot;
     out.push_back(std::move(hit));
     last_rule = cp.rule;
   }

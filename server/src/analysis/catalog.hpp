@@ -29,6 +29,7 @@ struct PatternHit {
   std::vector<Capture> captures;
   std::size_t match_begin = 0;  // offsets of the whole match in the matched text
   std::size_t match_end = 0;
+  std::size_t slot = static_cast<std::size_t>(-1);  // the compiled pattern (internal)
 };
 
 struct CompileError {
@@ -59,6 +60,21 @@ class Catalog {
              std::vector<std::pair<std::size_t, std::size_t>>& checks,
              std::vector<int>& scratch) const;
 
+  // Like match(), for a line the prefilter flagged: only the catalog entries it reported
+  // (indices in prefilter order, i.e. entry order) are tried, each confirmed by RE2.
+  void match_candidates(std::string_view line, std::vector<int>& entries,
+                        std::vector<PatternHit>& out,
+                        std::vector<std::pair<std::size_t, std::size_t>>& checks) const;
+  // Extracts the named groups of a hit found by match()/match_candidates() on `line`
+  // (captures are left out there: most hits never become events).
+  void fill_captures(std::string_view line, PatternHit& hit) const;
+
+  // When entry `id` is a check's evidence pattern, its (rule, check); else false.
+  bool check_of_entry(int id, std::size_t& rule, std::size_t& check) const;
+
+  // Number of entries (rule patterns and check patterns) the prefilter was built from.
+  std::size_t entry_count() const;
+
   // True when no pattern can match (an empty catalog).
   bool empty() const;
 
@@ -68,8 +84,18 @@ class Catalog {
   const Prefilter* prefilter() const;
   bool prefilter_ready() const;
 
+  // Installs a prefilter compiled ahead of time (Prefilter::serialize of this catalog's
+  // patterns). Returns false, leaving the catalog to compile its own on first use, when
+  // the bytes do not fit this catalog or this CPU.
+  bool adopt_prefilter(std::string_view bytes);
+  // The serialized prefilter of this catalog (for the build step); empty if unavailable.
+  std::string serialize_prefilter() const;
+
  private:
   Catalog();
+  void resolve(std::string_view line, const std::vector<int>& sorted_entries,
+               std::vector<PatternHit>& out, std::vector<std::pair<std::size_t, std::size_t>>& checks,
+               bool unconfirmed) const;
   struct Impl;
   std::vector<Rule> rules_;
   std::unique_ptr<Impl> impl_;

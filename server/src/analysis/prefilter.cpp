@@ -2,6 +2,9 @@
 
 #include <hs/hs.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <mutex>
 
@@ -19,6 +22,62 @@ struct Prefilter::Impl {
 
 Prefilter::~Prefilter() = default;
 
+namespace {
+
+constexpr std::string_view kBlobMagic = "ffpf1";
+
+std::vector<std::string> prefilter_inputs(const std::vector<std::string>& patterns);
+
+std::string fingerprint(const std::vector<std::string>& patterns) {
+  // FNV-1a over the patterns and their separators: identifies the pattern list exactly
+  // enough for "is this blob for this catalog".
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&](unsigned char c) {
+    h ^= c;
+    h *= 1099511628211ull;
+  };
+  for (const auto& p : patterns) {
+    for (unsigned char c : p) mix(c);
+    mix(0);
+  }
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i) out[static_cast<std::size_t>(i)] = static_cast<char>((h >> (8 * i)) & 0xff);
+  return out + std::to_string(patterns.size());
+}
+
+}  // namespace
+
+std::string Prefilter::serialize(const std::vector<std::string>& patterns) const {
+  char* bytes = nullptr;
+  std::size_t len = 0;
+  if (hs_serialize_database(impl_->db, &bytes, &len) != HS_SUCCESS) return {};
+  std::string fp = fingerprint(prefilter_inputs(patterns));
+  std::string out(kBlobMagic);
+  out.push_back(static_cast<char>(fp.size()));
+  out += fp;
+  out.append(bytes, len);
+  std::free(bytes);
+  return out;
+}
+
+std::unique_ptr<Prefilter> Prefilter::load(std::string_view bytes,
+                                           const std::vector<std::string>& patterns) {
+  if (bytes.size() < kBlobMagic.size() + 1 || bytes.substr(0, kBlobMagic.size()) != kBlobMagic)
+    return nullptr;
+  std::size_t fp_len = static_cast<unsigned char>(bytes[kBlobMagic.size()]);
+  std::size_t at = kBlobMagic.size() + 1;
+  if (bytes.size() < at + fp_len || bytes.substr(at, fp_len) != fingerprint(prefilter_inputs(patterns)))
+    return nullptr;
+  at += fp_len;
+  hs_database_t* db = nullptr;
+  if (hs_deserialize_database(bytes.data() + at, bytes.size() - at, &db) != HS_SUCCESS) return nullptr;
+  auto pf = std::unique_ptr<Prefilter>(new Prefilter());
+  pf->impl_ = std::make_unique<Impl>();
+  pf->impl_->db = db;
+  if (hs_alloc_scratch(db, &pf->impl_->prototype) != HS_SUCCESS) return nullptr;
+  return pf;
+}
+
 std::string prefilter_pattern(const std::string& p) {
   std::string out = p;
   // Vectorscan's multiline anchors know only "\n"; a line may also end in "\r". Widen the
@@ -35,18 +94,43 @@ std::string prefilter_pattern(const std::string& p) {
   return out;
 }
 
-std::unique_ptr<Prefilter> Prefilter::build(const std::vector<std::string>& patterns,
-                                            std::string* why) {
+namespace {
+
+// What Vectorscan is given: every pattern widened, plus the marker pattern last.
+std::vector<std::string> prefilter_inputs(const std::vector<std::string>& patterns) {
   std::vector<std::string> pats;
   pats.reserve(patterns.size() + 1);
   for (const auto& p : patterns) pats.push_back(prefilter_pattern(p));
   // Bytes that strip_ansi() removes: the line must go to the exact path.
-  pats.push_back("[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1a\\x1c-\\x1f\\x7f]|\\[[0-9;]{0,12}m");
+  // (The bare "[0m" residue is not looked for here: as a pattern it has no literal to
+  // anchor on and costs a third of the scan. Such a residue only matters when it sits
+  // inside a signature, i.e. when colour codes inside the message lost their ESC.)
+  pats.push_back("[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]");
+  return pats;
+}
+
+}  // namespace
+
+std::unique_ptr<Prefilter> Prefilter::build(const std::vector<std::string>& patterns,
+                                            std::string* why) {
+  std::vector<std::string> pats = prefilter_inputs(patterns);
   std::vector<const char*> exprs;
   std::vector<unsigned> flags, ids;
   for (std::size_t i = 0; i < pats.size(); ++i) {
     exprs.push_back(pats[i].c_str());
-    flags.push_back(HS_FLAG_PREFILTER | HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY);
+    // Exact where Vectorscan supports the pattern (fewer false candidates: prefilter mode
+    // may drop assertions such as "$"), prefilter mode where it does not. Either way a line
+    // RE2 matches is reported: the regex languages agree on everything but features
+    // Vectorscan rejects, and those patterns are the ones approximated.
+    unsigned f = HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY;
+    hs_database_t* probe = nullptr;
+    hs_compile_error_t* perr = nullptr;
+    if (hs_compile(pats[i].c_str(), f, HS_MODE_BLOCK, nullptr, &probe, &perr) == HS_SUCCESS)
+      hs_free_database(probe);
+    else
+      f |= HS_FLAG_PREFILTER;
+    if (perr) hs_free_compile_error(perr);
+    flags.push_back(f);
     ids.push_back(static_cast<unsigned>(i));
   }
   hs_database_t* db = nullptr;
@@ -81,20 +165,16 @@ Prefilter::Session::~Session() {
 }
 
 bool Prefilter::Session::scan(std::string_view text,
-                              const std::function<void(std::size_t)>& on_match) {
+                              const std::function<void(unsigned, std::size_t)>& on_match) {
   if (!scratch_) return false;
   struct Ctx {
-    const std::function<void(std::size_t)>* cb;
+    const std::function<void(unsigned, std::size_t)>* cb;
     std::size_t base;
-    std::size_t last = std::numeric_limits<std::size_t>::max();
   } ctx{&on_match, 0};
-  auto handler = [](unsigned, unsigned long long, unsigned long long to, unsigned, void* c) -> int {
+  auto handler = [](unsigned id, unsigned long long, unsigned long long to, unsigned,
+                    void* c) -> int {
     auto* x = static_cast<Ctx*>(c);
-    std::size_t end = x->base + static_cast<std::size_t>(to);
-    if (end != x->last) {
-      x->last = end;
-      (*x->cb)(end);
-    }
+    (*x->cb)(id, x->base + static_cast<std::size_t>(to));
     return 0;
   };
   // hs_scan takes an unsigned length: feed huge buffers in pieces cut at line ends, so no
@@ -116,16 +196,15 @@ bool Prefilter::Session::scan(std::string_view text,
   return true;
 }
 
-bool Prefilter::Session::any(std::string_view text) {
-  if (!scratch_) return true;
-  bool hit = false;
-  auto handler = [](unsigned, unsigned long long, unsigned long long, unsigned, void* c) -> int {
-    *static_cast<bool*>(c) = true;
-    return 1;  // stop at the first match
+bool Prefilter::Session::candidates(std::string_view text, std::vector<int>& out) {
+  if (!scratch_) return false;
+  auto handler = [](unsigned id, unsigned long long, unsigned long long, unsigned, void* c) -> int {
+    static_cast<std::vector<int>*>(c)->push_back(static_cast<int>(id));
+    return 0;
   };
-  hs_error_t rc = hs_scan(pf_.impl_->db, text.data(), static_cast<unsigned>(std::min<std::size_t>(text.size(), 0xffffffffu)), 0,
-                          static_cast<hs_scratch_t*>(scratch_), handler, &hit);
-  return hit || (rc != HS_SUCCESS && rc != HS_SCAN_TERMINATED);
+  return hs_scan(pf_.impl_->db, text.data(),
+                 static_cast<unsigned>(std::min<std::size_t>(text.size(), 0xffffffffu)), 0,
+                 static_cast<hs_scratch_t*>(scratch_), handler, &out) == HS_SUCCESS;
 }
 
 }  // namespace ff::analysis

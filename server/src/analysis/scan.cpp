@@ -60,18 +60,50 @@ struct LineMatcher {
   std::vector<std::pair<std::size_t, std::size_t>> checks;
   std::vector<int> scratch;
 
-  void operator()(const LineSpan& span) {
+  // Every rule against the line.
+  void operator()(const LineSpan& span) { run(span, nullptr, false); }
+
+  // Only `entries` (prefilter candidates) against the line; `cleaned_already` when
+  // `cleaned` holds this line's stripped text.
+  void operator()(const LineSpan& span, std::vector<int>& entries, bool cleaned_already) {
+    run(span, &entries, cleaned_already);
+  }
+
+  void run(const LineSpan& span, std::vector<int>* entries, bool cleaned_already) {
     const auto& rules = catalog.rules();
     std::string_view line = span.text;
     bool stripped = false;
-    if (may_contain_escapes(line)) {
+    if (cleaned_already) {
+      line = cleaned.text;
+      stripped = true;
+    } else if (may_contain_escapes(line)) {
       strip_ansi(line, cleaned);
       line = cleaned.text;
       stripped = true;
     }
     hits.clear();
     checks.clear();
-    catalog.match(line, hits, checks, scratch);
+    // The "bytes RE2 will not see" marker (id == entry count) means: try everything.
+    bool all = !entries;
+    if (entries)
+      for (int id : *entries)
+        if (static_cast<std::size_t>(id) >= catalog.entry_count()) all = true;
+    if (!all) {
+      // A check needs one line to be satisfied; later lines for it are not worth a look
+      // (a healthy log satisfies "channels via NET/IB/n/GDRDMA" on every channel line).
+      std::size_t r, k;
+      entries->erase(std::remove_if(entries->begin(), entries->end(),
+                                    [&](int id) {
+                                      return catalog.check_of_entry(id, r, k) &&
+                                             state.checks_seen[r][k];
+                                    }),
+                     entries->end());
+      if (entries->empty()) return;
+    }
+    if (all)
+      catalog.match(line, hits, checks, scratch);
+    else
+      catalog.match_candidates(line, *entries, hits, checks);
     for (auto [r, c] : checks) state.checks_seen[r][c] = true;
     if (hits.empty()) return;
     // One line is one piece of evidence: when several rules match it, the most specific
@@ -85,9 +117,10 @@ struct LineMatcher {
     const PatternHit* best = &hits.front();
     for (const auto& h : hits)
       if (rank_of(h) > rank_of(*best)) best = &h;
-    const PatternHit& h = *best;
+    PatternHit& h = const_cast<PatternHit&>(*best);
     ++state.rule_hits[h.rule];
     if (state.rule_hits[h.rule] > kMaxEventsPerRule) return;
+    catalog.fill_captures(line, h);
     Event ev;
     ev.file = file;
     ev.line = span.number;
@@ -132,43 +165,53 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
   std::optional<Prefilter::Session> session;
   if (pf) session.emplace(*pf);
   if (pf && session->ok()) {
-    const std::size_t lines_before = state.lines;
     const std::size_t events_before = state.events.size();
-    // Candidate positions arrive in increasing order; walk the lines up to each and match
-    // only the line that holds it. Lines in between are counted, and those with an ESC byte
-    // (colour) are cleaned and checked on their own, since escapes can split a signature.
-    bool have = cursor.next(span);
-    if (have) ++state.lines;
-    std::size_t last_matched = static_cast<std::size_t>(-1);
-    auto escaped = [&](const LineSpan& s) {
-      return std::memchr(s.text.data(), 0x1b, s.text.size()) != nullptr;
-    };
-    auto visit_escaped = [&](const LineSpan& s) {
-      strip_ansi(s.text, match.cleaned);
-      if (session->any(match.cleaned.text)) match(s);
-    };
-    bool ok = session->scan(text, [&](std::size_t match_end) {
-      std::size_t q = base + (match_end ? match_end - 1 : 0);
-      while (have && base + cursor.offset() <= q) {
-        if (span.number != last_matched && escaped(span)) visit_escaped(span);
-        have = cursor.next(span);
-        if (have) ++state.lines;
+    // Matches arrive in increasing order of end offset. Each names the line holding it;
+    // the candidate patterns of a line are collected until a match lands on a later line,
+    // then confirmed by RE2. Lines in between are never looked at, only counted, in bulk.
+    const int marker = static_cast<int>(catalog.entry_count());
+    LineSpan cur{first_line, base, {}};
+    std::size_t cur_next = base;  // start of the line after `cur`; base: none yet
+    bool pending = false;
+    std::vector<int> ids;
+    auto flush = [&]() {
+      if (!pending) return;
+      pending = false;
+      if (std::find(ids.begin(), ids.end(), marker) != ids.end()) {
+        // Escapes or control bytes: RE2 sees the cleaned line, so prefilter that.
+        strip_ansi(cur.text, match.cleaned);
+        ids.clear();
+        if (!session->candidates(match.cleaned.text, ids)) ids.push_back(marker);
+        if (!ids.empty()) match(cur, ids, true);
+      } else {
+        match(cur, ids, false);
       }
-      if (!have || span.number == last_matched) return;
-      last_matched = span.number;
-      match(span);
+      ids.clear();
+    };
+    bool ok = session->scan(text, [&](unsigned id, std::size_t match_end) {
+      std::size_t q = match_end ? match_end - 1 : 0;  // a byte of the match, relative
+      if (q >= text.size()) q = text.empty() ? 0 : text.size() - 1;
+      if (!(pending && base + q < cur_next)) {
+        flush();
+        LineBounds lb = line_bounds(text, q);
+        std::size_t prev_begin = cur.begin - base;
+        cur.number += count_line_ends(text, prev_begin, lb.begin);
+        cur.begin = base + lb.begin;
+        cur.text = text.substr(lb.begin, lb.end - lb.begin);
+        cur_next = base + lb.next;
+        pending = true;
+      }
+      ids.push_back(static_cast<int>(id));
     });
     if (ok) {
-      if (have && span.number != last_matched && escaped(span)) visit_escaped(span);
-      while (cursor.next(span)) {
-        ++state.lines;
-        if (escaped(span)) visit_escaped(span);
-      }
+      flush();
+      // Lines up to the last candidate were counted on the way; count the rest.
+      std::size_t from = cur.begin - base;
+      state.lines += (cur.number - first_line) + count_lines(text.substr(from));
       return;
     }
     // The prefilter failed mid-way (it should not): redo this part line by line.
     state.events.resize(events_before);
-    state.lines = lines_before;
     cursor = LineCursor(text, first_line, base);
   }
   while (cursor.next(span)) {

@@ -9,6 +9,8 @@
 #include "cli/input_files.hpp"
 #include "cli/rule_set.hpp"
 #include "cli/scan_inputs.hpp"
+#include "fix/fix_cli.hpp"
+#include "report/mask.hpp"
 #include "report/report.hpp"
 
 namespace ff::cli {
@@ -42,11 +44,26 @@ int run_analyze(const std::vector<std::string>& args) {
       "rules,r", po::value(&rule_dirs)->value_name("DIR")->composing(),
       "also load rules from DIR (repeatable); a rule with a built-in id replaces it")(
       "no-builtin-rules", "use only the rules given with --rules")(
+      "mask", "replace host, user and IP names, home paths and tokens with pseudonyms "
+              "(host-1, user-1, ip-1, token-1) before printing")(
       "color", po::value(&color)->value_name("WHEN"), "auto (default), always or never")(
       "threads,j", po::value(&threads)->value_name("N"), "scan files on N threads (default: one per core)");
+  // Quick fixes (docs/FIXES.md).
+  fix::FixCliOptions fixo;
+  po::options_description fix_opts("Fixes (see docs/FIXES.md)");
+  fix_opts.add_options()("fix", "print the fix as a unified diff of the launch files (after '#' notes)")(
+      "apply", "with --fix: write the edits (atomically; permissions kept)")(
+      "fix-file", po::value(&fixo.files)->value_name("FILE")->composing(),
+      "a launch file --fix may edit (sbatch/bash script, Python entry point, compose file, "
+      "pod YAML); repeatable")("topology", po::value(&fixo.topology)->value_name("FILE"),
+                              "hwloc XML, NCCL topology XML or `nvidia-smi topo -m` output of a node")(
+      "workspace", po::value(&fixo.workspace)->value_name("DIR"),
+      "root that edits must stay inside, also searched for topology files (default: .)");
+  opts.add(fix_opts);
   po::options_description hidden;
   // For benchmarks and tests: force the line-by-line or the prefiltered scan.
-  hidden.add_options()("input", po::value(&files))("scan-strategy", po::value(&strategy));
+  hidden.add_options()("input", po::value(&files))("scan-strategy", po::value(&strategy))(
+      "no-live-topology", "--fix: never probe this machine");
   po::options_description all;
   all.add(opts).add(hidden);
   po::positional_options_description pos;
@@ -94,17 +111,44 @@ int run_analyze(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   auto result = analyze_inputs(loaded.catalog, inputs, so);
+  if (vm.count("fix") || vm.count("apply")) {
+    fixo.apply = vm.count("apply") > 0;
+    fixo.live = !vm.count("no-live-topology");
+    std::vector<std::pair<std::string, std::string_view>> logs;
+    for (const auto& in : inputs) logs.emplace_back(in.name(), in.text());
+    std::string fix_out, fix_err;
+    int rc = fix::run_fix(loaded.catalog, result, logs, fixo, fix_out, fix_err);
+    if (rc != 0) {
+      std::cerr << "firstfault analyze: " << fix_err << "\n";
+      return kExitUsage;
+    }
+    std::fwrite(fix_out.data(), 1, fix_out.size(), stdout);
+    std::fflush(stdout);
+    return kExitOk;
+  }
+  for (const auto& in : inputs)
+    if (in.truncated())
+      std::cerr << "firstfault analyze: warning: " << in.name()
+                << ": shrank while being read; the lost part was read as empty\n";
+  const bool mask = vm.count("mask") > 0;
+  report::Masker masker;
+  if (mask) masker.add_hosts_from(result);
 
   // Render fully before writing anything, so a failure never leaves half a document.
   std::string out;
   if (format == "json") {
-    out = report::to_json(loaded.catalog, result).dump(2) + "\n";
+    auto j = report::to_json(loaded.catalog, result);
+    if (mask) masker.mask(j);
+    out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // bad UTF-8: U+FFFD
   } else if (format == "sarif") {
-    out = report::to_sarif(loaded.catalog, result).dump(2) + "\n";
+    auto j = report::to_sarif(loaded.catalog, result);
+    if (mask) masker.mask(j);
+    out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // bad UTF-8: U+FFFD
   } else {
     report::TextOptions to;
     to.color = color == "always" || (color == "auto" && ::isatty(STDOUT_FILENO));
     out = report::to_text(loaded.catalog, result, to);
+    if (mask) out = masker.mask(out);
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);

@@ -10,25 +10,33 @@
 #include <cstring>
 #include <filesystem>
 
+#include "cli/sigbus_guard.hpp"
+
 namespace ff::cli {
 
 InputFile::InputFile(std::string name, std::string_view text, void* map, std::size_t map_len,
                      std::string owned)
     : name_(std::move(name)), text_(text), map_(map), map_len_(map_len), owned_(std::move(owned)) {
   if (!map_) text_ = owned_;
+  if (map_) guard_ = sigbus::protect(map_, map_len_);
 }
 
 InputFile::InputFile(InputFile&& o) noexcept
-    : name_(std::move(o.name_)), map_(o.map_), map_len_(o.map_len_), owned_(std::move(o.owned_)) {
+    : name_(std::move(o.name_)), map_(o.map_), map_len_(o.map_len_), owned_(std::move(o.owned_)),
+      guard_(o.guard_) {
   text_ = map_ ? o.text_ : std::string_view(owned_);
+  o.guard_ = -1;
   o.map_ = nullptr;
   o.map_len_ = 0;
   o.text_ = {};
 }
 
 InputFile::~InputFile() {
+  sigbus::unprotect(guard_);
   if (map_) munmap(map_, map_len_);
 }
+
+bool InputFile::truncated() const { return sigbus::faulted(guard_); }
 
 void InputFile::release_before(std::size_t offset) const {
   if (!map_) return;

@@ -24,12 +24,17 @@ class InputFile {
   // any size costs only the window being scanned in resident memory.
   void release_before(std::size_t offset) const;
 
+  // True when the file shrank while it was mapped: the lost part was read as NUL bytes
+  // (see cli/sigbus_guard.hpp).
+  bool truncated() const;
+
  private:
   std::string name_;
   std::string_view text_;
   void* map_ = nullptr;
   std::size_t map_len_ = 0;
   std::string owned_;  // stdin / FIFO content
+  int guard_ = -1;     // SIGBUS guard slot of the mapping
 };
 
 struct InputError {

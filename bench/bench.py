@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""firstfault's performance benchmark: one command, every figure with its target.
+
+Runs, run after run in this one process, `firstfault analyze`, ripgrep given the same
+patterns (`firstfault rules export-patterns`), and `wc -l` as the floor for touching every
+byte, on generated logs of 10 MB, 100 MB and 1 GB (bench/gen_log.py, seeded). Prints MB/s,
+the ratios and peak memory, checks that the injected root cause is the top diagnosis, and
+measures rule-count scaling, many files on all cores, start-up, and the language server.
+
+usage: bench/bench.py [--firstfault build/bin/firstfault] [--sizes 10,100,1000] [--runs 3]
+                      [--out bench/out] [--quick]
+Exit status: 0 when every target is met, 1 otherwise, 2 on a broken setup.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def run(cmd, stdout=subprocess.DEVNULL, stdin=None):
+    """Runs a command; returns (wall seconds, stdout bytes or None)."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE if stdout is None else stdout,
+                         stderr=subprocess.PIPE, stdin=stdin)
+    out, err = p.communicate()
+    wall = time.perf_counter() - t0
+    if p.returncode not in (0, 1):  # rg exits 1 when nothing matched
+        sys.exit("benchmark: %s failed (%d): %s" % (cmd[0], p.returncode, err.decode()[:300]))
+    return wall, out
+
+
+def peak_rss_mb(cmd):
+    """Peak resident memory of one run of cmd, in MB (via wait4's rusage)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    return ru.ru_maxrss / 1024.0
+
+
+def best(cmd, runs, stdout=subprocess.DEVNULL):
+    times = []
+    out = None
+    for _ in range(runs):
+        t, out = run(cmd, stdout=stdout)
+        times.append(t)
+    return min(times), out
+
+
+def ensure_log(out_dir, size_mb, seed=7):
+    path = os.path.join(out_dir, "log-%dmb.log" % size_mb)
+    meta = path + ".json"
+    if not (os.path.exists(path) and os.path.exists(meta)):
+        with open(meta, "w") as m:
+            subprocess.run([sys.executable, os.path.join(HERE, "gen_log.py"), str(size_mb), path,
+                            "--seed", str(seed)], stdout=m, check=True)
+    return path, json.load(open(meta))
+
+
+class Report:
+    def __init__(self):
+        self.rows = []
+        self.failed = 0
+
+    def add(self, what, value, target, ok):
+        self.rows.append((what, value, target, "ok" if ok else "MISSED"))
+        if not ok:
+            self.failed += 1
+        print("  %-58s %-22s target %-22s %s" % (what, value, target, "ok" if ok else "MISSED"), flush=True)
+
+
+def lsp_bench(ff, log_path, rep):
+    """First diagnostics for a freshly opened document, and for a 1 MB append to it."""
+    text = open(log_path, encoding="utf-8", errors="replace").read()
+    size_mb = len(text.encode()) / 1e6
+    proc = subprocess.Popen([ff, "lsp", "--max-message-bytes", str(1 << 30)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+    def send(obj):
+        body = json.dumps(obj).encode()
+        proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        proc.stdin.flush()
+
+    def read():
+        headers = {}
+        while True:
+            line = proc.stdout.readline()
+            if not line:
+                raise RuntimeError("server closed stdout")
+            line = line.strip()
+            if not line:
+                break
+            k, _, v = line.decode().partition(":")
+            headers[k.lower()] = v.strip()
+        return json.loads(proc.stdout.read(int(headers["content-length"])))
+
+    def wait_diagnostics(version):
+        while True:
+            m = read()
+            if m.get("method") == "textDocument/publishDiagnostics" and \
+                    m["params"].get("version") == version and m["params"]["diagnostics"]:
+                return m
+
+    uri = "file:///bench/job.log"
+    send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+          "params": {"processId": None, "rootUri": None, "capabilities": {}}})
+    while read().get("id") != 1:
+        pass
+    send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    t0 = time.perf_counter()
+    send({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+          "params": {"textDocument": {"uri": uri, "languageId": "log", "version": 1, "text": text}}})
+    t_sent = time.perf_counter()
+    wait_diagnostics(1)
+    t1 = time.perf_counter()
+    rep.add("LSP: first diagnostics, %.0f MB didOpen (from sent)" % size_mb,
+            "%.0f ms" % ((t1 - t_sent) * 1000), "<= 300 ms", (t1 - t_sent) <= 0.3)
+    print("    (including writing the message into the pipe: %.0f ms)" % ((t1 - t0) * 1000))
+    lines = text.count("\n") + 1
+    append = ("gpu-node-003:10031:10100 [7] NCCL INFO Channel 01/0 : 31[7] -> 32[0] [send] via NET/IB/7/GDRDMA\n" * 11000)[: 1 << 20]
+    t2 = time.perf_counter()
+    send({"jsonrpc": "2.0", "method": "textDocument/didChange",
+          "params": {"textDocument": {"uri": uri, "version": 2},
+                     "contentChanges": [{"range": {"start": {"line": lines, "character": 0},
+                                                   "end": {"line": lines, "character": 0}},
+                                         "text": append}]}})
+    t_sent2 = time.perf_counter()
+    wait_diagnostics(2)
+    t3 = time.perf_counter()
+    rep.add("LSP: re-diagnosed after a 1 MB append (from sent)", "%.0f ms" % ((t3 - t_sent2) * 1000),
+            "<= 15 ms", (t3 - t_sent2) <= 0.015)
+    send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+    send({"jsonrpc": "2.0", "method": "exit"})
+    proc.wait(timeout=10)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--firstfault", default=os.path.join(ROOT, "build", "bin", "firstfault"))
+    ap.add_argument("--sizes", default="10,100,1000")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--out", default=os.path.join(HERE, "out"))
+    ap.add_argument("--quick", action="store_true", help="10 and 100 MB only, 1 run, no many-files")
+    args = ap.parse_args()
+    ff = args.firstfault
+    if not os.access(ff, os.X_OK):
+        sys.exit("benchmark: %s not found; build first (bash tools/setup.sh)" % ff)
+    rg = shutil.which("rg")
+    if not rg:
+        sys.exit("benchmark: ripgrep (rg) not found; apt-get install ripgrep")
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if args.quick:
+        sizes = [s for s in sizes if s <= 100]
+        args.runs = 1
+    os.makedirs(args.out, exist_ok=True)
+    patterns = os.path.join(args.out, "patterns.txt")
+    with open(patterns, "w") as f:
+        subprocess.run([ff, "rules", "export-patterns"], stdout=f, check=True)
+    n_patterns = sum(1 for _ in open(patterns))
+    rep = Report()
+    print("machine: %d cores; firstfault %s; ripgrep %s; %d patterns" % (
+        os.cpu_count(), subprocess.run([ff, "--version"], capture_output=True, text=True).stdout.strip(),
+        subprocess.run([rg, "--version"], capture_output=True, text=True).stdout.split("\n")[0], n_patterns))
+
+    rates = {}
+    for size in sizes:
+        path, meta = ensure_log(args.out, size)
+        mb = os.path.getsize(path) / 1e6
+        # Warm the page cache so every tool reads from memory.
+        run(["cat", path])
+        t_ff, out = best([ff, "analyze", "--format", "json", path], args.runs, stdout=None)
+        t_rg, _ = best([rg, "-c", "-f", patterns, path], args.runs)
+        t_wc, _ = best(["wc", "-l", path], args.runs)
+        rates[size] = mb / t_ff
+        print("%d MB: firstfault %.0f MB/s (%.3f s), rg %.0f MB/s (%.3f s), wc -l %.0f MB/s" % (
+            size, mb / t_ff, t_ff, mb / t_rg, t_rg, mb / t_wc))
+        top = json.loads(out)["diagnoses"][0]
+        rep.add("%d MB: injected OOM is the top diagnosis" % size,
+                "%s line %d" % (top["category"], top["initiating"]["line"]),
+                "gpu-oom line %d" % meta["line"],
+                top["category"] == "gpu-oom" and top["initiating"]["line"] == meta["line"])
+        rep.add("%d MB: firstfault time / rg time" % size, "%.2f" % (t_ff / t_rg), "<= 0.50",
+                t_ff / t_rg <= 0.5)
+        if size >= 1000:
+            rss = peak_rss_mb([ff, "analyze", "--format", "json", path])
+            rep.add("%d MB: peak resident memory" % size, "%.0f MB" % rss, "<= 128 MB", rss <= 128)
+    if len(rates) >= 2:
+        lo, hi = min(sizes), max(sizes)
+        ratio = rates[hi] / rates[lo]
+        rep.add("linear: MB/s at %d MB vs %d MB" % (hi, lo), "%.2f" % ratio, "0.70 .. 1.30",
+                0.7 <= ratio <= 1.3)
+
+    # Rule scaling: the first 10 rules alone against the full catalog.
+    path, _ = ensure_log(args.out, 100)
+    ten = tempfile.mkdtemp(prefix="ff-10rules-")
+    for name in sorted(os.listdir(os.path.join(ROOT, "rules")))[:10]:
+        shutil.copy(os.path.join(ROOT, "rules", name), ten)
+    t_full, _ = best([ff, "analyze", "--format", "json", path], args.runs)
+    t_ten, _ = best([ff, "analyze", "--format", "json", "--no-builtin-rules", "--rules", ten, path], args.runs)
+    shutil.rmtree(ten)
+    rep.add("rules: 10-rule catalog speed-up over the full one", "%.2fx" % (t_full / t_ten), "<= 1.5x",
+            t_full / t_ten <= 1.5)
+
+    # Many files: 1,000 per-rank logs of 1 MB, one thread against all cores.
+    if not args.quick:
+        many = os.path.join(args.out, "many")
+        if not os.path.isdir(many) or len(os.listdir(many)) != 1000:
+            src, _ = ensure_log(args.out, 1000)
+            shutil.rmtree(many, ignore_errors=True)
+            os.makedirs(many)
+            with open(src, "rb") as f:
+                for i in range(1000):
+                    chunk = f.read(1 << 20)
+                    chunk += f.readline()
+                    open(os.path.join(many, "rank-%04d.log" % i), "wb").write(chunk)
+        run(["cat"] + [os.path.join(many, x) for x in sorted(os.listdir(many))[:1]])
+        t1, _ = best([ff, "analyze", "--format", "json", "-j", "1", many], args.runs)
+        tn, _ = best([ff, "analyze", "--format", "json", many], args.runs)
+        rep.add("1,000 x 1 MB files: all cores vs one thread", "%.2fx" % (t1 / tn), ">= 1.7x",
+                t1 / tn >= 1.7)
+
+    # Start-up: a 10-line file, rules compiled included.
+    small = os.path.join(args.out, "ten-lines.log")
+    with open(os.path.join(ROOT, "server", "samples", "oom-watchdog.log")) as f, open(small, "w") as o:
+        o.writelines(f.readlines()[:10])
+    t_small, _ = best([ff, "analyze", small], 20)
+    rep.add("start-up: analyze on a 10-line file", "%.1f ms" % (t_small * 1000), "<= 20 ms", t_small <= 0.02)
+
+    lsp_path, _ = ensure_log(args.out, 100)
+    try:
+        lsp_bench(ff, lsp_path, rep)
+    except Exception as e:  # a broken server is a failed figure, not a crash of the bench
+        rep.add("LSP benchmark", "error: %s" % e, "runs", False)
+
+    print("\n%d figures, %d missed" % (len(rep.rows), rep.failed))
+    return 1 if rep.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,275 @@
+// firstfault for VS Code: diagnostics from `firstfault lsp` on logs, and commands that
+// diagnose a selection, the last failed terminal command, the topology and the report.
+import { execFile } from "child_process";
+import * as crypto from "crypto";
+import * as fs from "fs";
+import * as path from "path";
+import * as vscode from "vscode";
+import { ServerHost, readSettings } from "./client";
+import { maskHostNames } from "./pure/mask";
+import { topoArgs, topologyInputKind } from "./pure/serverArgs";
+import { formatStatus } from "./pure/status";
+import { commandDiagnosisText, CommandRecord } from "./pure/terminalBuffer";
+import { bindingExportLines, renderTopologyHtml, TopoReport } from "./pure/topologyHtml";
+import { TerminalWatcher, terminalSelectionText } from "./terminal";
+
+const REPORT_SCHEME = "firstfault-report";
+
+class ReportDocuments implements vscode.TextDocumentContentProvider {
+  private readonly docs = new Map<string, string>();
+  private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.emitter.event;
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.docs.get(uri.toString()) ?? "# firstfault\n\nThis report is no longer available.\n";
+  }
+  set(name: string, markdown: string): vscode.Uri {
+    const uri = vscode.Uri.from({ scheme: REPORT_SCHEME, path: `/${name.replace(/[^A-Za-z0-9_.-]+/g, "-")}.md` });
+    this.docs.set(uri.toString(), markdown);
+    this.emitter.fire(uri);
+    return uri;
+  }
+}
+
+interface DiagnoseTextResult {
+  report?: { diagnoses?: { rule?: string; title?: string; category?: string; confidence?: number }[] } & Record<string, unknown>;
+  text?: string;
+}
+
+let host: ServerHost | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const reports = new ReportDocuments();
+  context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(REPORT_SCHEME, reports));
+
+  const showMarkdown = async (name: string, markdown: string) => {
+    const text = readSettings().maskHostNames ? maskHostNames(markdown) : markdown;
+    const uri = reports.set(name, text);
+    try {
+      await vscode.commands.executeCommand("markdown.showPreviewToSide", uri);
+    } catch {
+      const doc = await vscode.workspace.openTextDocument(uri);
+      await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: true });
+    }
+  };
+
+  host = new ServerHost(context, (md, uri) => void showMarkdown(`report-${path.basename(vscode.Uri.parse(uri).path)}`, md));
+  context.subscriptions.push(host);
+  const server = host;
+
+  // ---- status bar: the active log's root cause
+  const status = vscode.window.createStatusBarItem("firstfault.rootCause", vscode.StatusBarAlignment.Left, 50);
+  status.name = "firstfault root cause";
+  status.command = "firstfault.showReport";
+  context.subscriptions.push(status);
+  const updateStatus = () => {
+    const doc = vscode.window.activeTextEditor?.document;
+    if (!doc || doc.uri.scheme === REPORT_SCHEME) return status.hide();
+    const diags = vscode.languages.getDiagnostics(doc.uri).filter((d) => d.source === "firstfault");
+    const s = formatStatus(
+      diags.map((d) => ({ severity: d.severity, message: d.message, source: d.source, code: d.code as string | number | { value: string | number } | undefined })),
+    );
+    if (!s) return status.hide();
+    status.text = s.text;
+    status.tooltip = s.tooltip;
+    status.backgroundColor = s.text.startsWith("$(error)") ? new vscode.ThemeColor("statusBarItem.errorBackground") : undefined;
+    status.show();
+  };
+  context.subscriptions.push(
+    vscode.languages.onDidChangeDiagnostics((e) => {
+      const active = vscode.window.activeTextEditor?.document.uri.toString();
+      if (active && e.uris.some((u) => u.toString() === active)) updateStatus();
+    }),
+    vscode.window.onDidChangeActiveTextEditor(() => updateStatus()),
+  );
+
+  // ---- diagnosing text (selection, terminal output)
+  const diagnoseText = async (text: string, name: string, header: string) => {
+    if (!text.trim()) {
+      void vscode.window.showInformationMessage("firstfault: nothing to diagnose (the text is empty).");
+      return;
+    }
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: "firstfault: diagnosing" },
+      () => server.execute<DiagnoseTextResult>("firstfault.diagnoseText", [{ text }]),
+    );
+    const top = result.report?.diagnoses?.[0];
+    const plain = result.text ?? JSON.stringify(result.report, null, 2);
+    const md = `# firstfault: ${header}\n\n${top ? `**Root cause:** ${top.title ?? top.rule ?? "?"}${top.category ? ` (\`${top.category}\`)` : ""}\n\n` : "No failure found in the text.\n\n"}\`\`\`text\n${plain.replace(/```/g, "``\u200b`")}\n\`\`\`\n`;
+    await showMarkdown(name, md);
+    const msg = top ? `firstfault: root cause: ${top.title ?? top.rule}${top.category ? ` [${top.category}]` : ""}` : "firstfault: no failure found in the text";
+    void vscode.window.showInformationMessage(msg);
+  };
+
+  const diagnoseRecord = async (r: CommandRecord) => {
+    const code = r.exitCode === undefined ? "exit status unknown" : `exit status ${r.exitCode}`;
+    await diagnoseText(commandDiagnosisText(r), `command-${Date.now()}`, `\`${r.commandLine.slice(0, 80)}\` (${code}${r.truncated ? ", output truncated to the last 2 MB" : ""})`);
+  };
+  const watcher = new TerminalWatcher(server.log, diagnoseRecord);
+  context.subscriptions.push(watcher);
+
+  const cmd = (id: string, f: (...a: any[]) => unknown) =>
+    context.subscriptions.push(
+      vscode.commands.registerCommand(id, async (...a: any[]) => {
+        try {
+          return await f(...a);
+        } catch (e) {
+          const m = e instanceof Error ? e.message : String(e);
+          server.log.appendLine(`[client] ${id}: ${m}`);
+          void vscode.window.showErrorMessage(`firstfault: ${m}`, "Show Log").then((x) => x && server.log.show(true));
+        }
+      }),
+    );
+
+  cmd("firstfault.diagnoseSelection", async () => {
+    const ed = vscode.window.activeTextEditor;
+    const text = ed ? ed.selections.map((s) => ed.document.getText(s)).join("\n") : "";
+    if (text.trim()) return diagnoseText(text, `selection-${Date.now()}`, "diagnosis of the selection");
+    if (vscode.window.activeTerminal) {
+      const t = await terminalSelectionText();
+      if (t.trim()) return diagnoseText(t, `terminal-selection-${Date.now()}`, "diagnosis of the terminal selection");
+    }
+    void vscode.window.showInformationMessage("firstfault: select the log lines to diagnose first.");
+  });
+
+  cmd("firstfault.diagnoseLastFailedCommand", async () => {
+    const last = watcher.history.lastFailed();
+    const term = vscode.window.activeTerminal;
+    if (last && (!term || term.shellIntegration || last.terminalName === term.name)) return diagnoseRecord(last);
+    if (term) {
+      const t = await terminalSelectionText();
+      if (t.trim()) return diagnoseText(t, `terminal-selection-${Date.now()}`, "diagnosis of the terminal selection");
+      void vscode.window.showInformationMessage(
+        term.shellIntegration
+          ? "firstfault: no failed command seen in this terminal yet."
+          : "firstfault: this terminal has no shell integration. Select the failed command's output in the terminal and run the command again.",
+      );
+      return;
+    }
+    void vscode.window.showInformationMessage("firstfault: no terminal is open.");
+  });
+
+  cmd("firstfault.showReport", async (arg?: vscode.Uri) => {
+    const doc = arg instanceof vscode.Uri ? await vscode.workspace.openTextDocument(arg) : vscode.window.activeTextEditor?.document;
+    if (!doc) return void vscode.window.showInformationMessage("firstfault: open a log first.");
+    const r = await server.execute<{ markdown: string }>("firstfault.report", [{ uri: doc.uri.toString() }]);
+    await showMarkdown(`report-${path.basename(doc.uri.path)}`, r.markdown);
+  });
+
+  cmd("firstfault.openCatalog", async () => {
+    const candidates = [path.join(context.extensionPath, "docs", "catalog.md")];
+    for (const f of vscode.workspace.workspaceFolders ?? []) candidates.push(path.join(f.uri.fsPath, "docs", "catalog.md"));
+    const found = candidates.find((p) => fs.existsSync(p));
+    if (!found) return void vscode.window.showWarningMessage("firstfault: docs/catalog.md is not shipped in this build; see the firstfault repository's docs/catalog.md.");
+    await vscode.commands.executeCommand("markdown.showPreview", vscode.Uri.file(found));
+  });
+
+  cmd("firstfault.runVerification", async (command?: string) => {
+    if (typeof command !== "string" || !command.trim()) return;
+    const pick = await vscode.window.showWarningMessage(`Run the verification command in a terminal?\n\n${command}`, { modal: true }, "Run");
+    if (pick !== "Run") return;
+    const t = vscode.window.createTerminal({ name: "firstfault: verify" });
+    t.show();
+    t.sendText(command, true);
+  });
+
+  cmd("firstfault.restartServer", async () => {
+    await server.restart();
+    void vscode.window.showInformationMessage("firstfault: language server restarted.");
+  });
+  cmd("firstfault.showOutput", () => server.log.show(true));
+
+  // ---- topology
+  let topoPanel: vscode.WebviewPanel | undefined;
+  let lastTextEditor: vscode.TextEditor | undefined = vscode.window.activeTextEditor;
+  context.subscriptions.push(vscode.window.onDidChangeActiveTextEditor((e) => e && e.document.uri.scheme !== REPORT_SCHEME && (lastTextEditor = e)));
+  cmd("firstfault.showTopology", async () => {
+    const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: "firstfault: checking topology" }, () =>
+      checkTopology(context, server),
+    );
+    if (!topoPanel) {
+      topoPanel = vscode.window.createWebviewPanel("firstfault.topology", "firstfault: topology", vscode.ViewColumn.Active, {
+        enableScripts: true,
+        localResourceRoots: [],
+        retainContextWhenHidden: false,
+      });
+      topoPanel.onDidDispose(() => (topoPanel = undefined));
+    }
+    const panel = topoPanel;
+    const nonce = crypto.randomBytes(16).toString("base64").replace(/[^A-Za-z0-9]/g, "");
+    panel.webview.html = renderTopologyHtml(report, { nonce, cspSource: panel.webview.cspSource });
+    const lines = bindingExportLines(report.binding);
+    panel.webview.onDidReceiveMessage(async (m: { type?: string }) => {
+      if (m?.type === "copy") {
+        await vscode.env.clipboard.writeText(lines);
+        void vscode.window.showInformationMessage("firstfault: binding export lines copied.");
+      } else if (m?.type === "apply") {
+        const ed = lastTextEditor && !lastTextEditor.document.isClosed && lastTextEditor.document.languageId !== "log" ? lastTextEditor : undefined;
+        if (ed) {
+          await ed.edit((b) => b.insert(ed.selection.active, lines));
+          await vscode.window.showTextDocument(ed.document, ed.viewColumn);
+          void vscode.window.showInformationMessage(`firstfault: binding inserted into ${path.basename(ed.document.uri.path)}.`);
+        } else {
+          const doc = await vscode.workspace.openTextDocument({ language: "shellscript", content: `#!/bin/sh\n${lines}` });
+          await vscode.window.showTextDocument(doc, vscode.ViewColumn.Beside);
+        }
+      }
+    }, undefined, context.subscriptions);
+    panel.reveal();
+  });
+
+  // ---- settings that need a restart
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (["firstfault.server.path", "firstfault.rules.directories", "firstfault.report.maskHostNames"].some((k) => e.affectsConfiguration(k))) {
+        server.log.appendLine("[client] settings changed: restarting the server");
+        void server.restart();
+      } else if (e.affectsConfiguration("firstfault.trace.server")) {
+        void server.restart(); // the log level passed on the command line follows the trace setting
+      }
+    }),
+  );
+
+  await server.start();
+  updateStatus();
+}
+
+async function checkTopology(context: vscode.ExtensionContext, server: ServerHost): Promise<TopoReport> {
+  const settings = readSettings();
+  const file = settings.topologyFile.trim();
+  if (!file && server.running() && server.serverCommands().includes("firstfault.checkTopology")) {
+    try {
+      return await server.execute<TopoReport>("firstfault.checkTopology", []);
+    } catch (e) {
+      server.log.appendLine(`[client] firstfault.checkTopology failed (${e instanceof Error ? e.message : e}); running firstfault topo directly`);
+    }
+  }
+  let abs = file;
+  if (file && !path.isAbsolute(file) && vscode.workspace.workspaceFolders?.[0]) abs = path.join(vscode.workspace.workspaceFolders[0].uri.fsPath, file);
+  let head = "";
+  if (abs) {
+    try {
+      const fd = fs.openSync(abs, "r");
+      const buf = Buffer.alloc(4096);
+      const n = fs.readSync(fd, buf, 0, 4096, 0);
+      fs.closeSync(fd);
+      head = buf.subarray(0, n).toString("utf8");
+    } catch (e) {
+      throw new Error(`cannot read firstfault.topology.file ${abs}: ${e instanceof Error ? e.message : e}`);
+    }
+  }
+  const exe = server.launchInfo?.command ?? "firstfault";
+  const args = topoArgs(abs, abs ? topologyInputKind(abs, head) : undefined, process.env);
+  server.log.appendLine(`[client] running ${exe} ${args.join(" ")}`);
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(exe, args, { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`firstfault topo failed: ${stderr.trim() || err.message}`));
+      else resolve(stdout);
+    }),
+  );
+  void context;
+  return JSON.parse(out) as TopoReport;
+}
+
+export async function deactivate(): Promise<void> {
+  await host?.stop();
+}

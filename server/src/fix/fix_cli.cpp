@@ -1,0 +1,137 @@
+#include "fix/fix_cli.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "fix/diff.hpp"
+#include "fix/engine.hpp"
+#include "fix/topology_source.hpp"
+#include "fix/workspace_io.hpp"
+
+namespace ff::fix {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string rel(const fs::path& root, const std::string& p) {
+  std::error_code ec;
+  auto r = fs::relative(fs::weakly_canonical(fs::absolute(p), ec), root, ec);
+  return ec || r.empty() ? p : r.generic_string();
+}
+
+void comment(std::string& out, const std::string& prefix, const std::string& text) {
+  out += "# " + prefix + text + "\n";
+}
+
+}  // namespace
+
+int run_fix(const analysis::Catalog& catalog, const analysis::Analysis& analysis,
+            const std::vector<std::pair<std::string, std::string_view>>& logs, const FixCliOptions& o,
+            std::string& out, std::string& err) {
+  std::error_code ec;
+  std::string ws = o.workspace.empty() ? fs::current_path(ec).string() : o.workspace;
+  if (!fs::is_directory(ws, ec)) {
+    err = ws + ": the workspace is not a directory";
+    return 2;
+  }
+  fs::path root = fs::weakly_canonical(fs::absolute(ws), ec);
+
+  FixRequest req;
+  req.shm_size = o.shm_size;
+  std::vector<std::string> abs_files;
+  for (const auto& f : o.files) {
+    if (!inside_workspace(root.string(), f)) {
+      err = f + ": outside the workspace " + root.string() + " (see --workspace)";
+      return 2;
+    }
+    LaunchFile lf;
+    lf.path = fs::weakly_canonical(fs::absolute(f), ec).string();
+    if (!read_text_file(lf.path, lf.text, err)) {
+      err = f + ": " + err.substr(err.find(": ") == std::string::npos ? 0 : err.find(": ") + 2);
+      return 2;
+    }
+    abs_files.push_back(lf.path);
+    req.files.push_back(std::move(lf));
+  }
+  // The wrapper goes next to the first shell launcher, else in the workspace root.
+  fs::path wdir = root;
+  for (const auto& f : req.files)
+    if (detect_file_kind(f.path, f.text) == FileKind::Shell) {
+      wdir = fs::path(f.path).parent_path();
+      break;
+    }
+  req.wrapper_path = (wdir / std::string(kWrapperName)).string();
+  req.wrapper_ref = req.wrapper_path;
+
+  auto rules = rules_to_fix(catalog, analysis);
+  if (rules.empty()) {
+    out += "# firstfault --fix: nothing to fix (no failure found)\n";
+    return 0;
+  }
+  bool need_topology = std::any_of(rules.begin(), rules.end(), [](const analysis::Rule* r) { return wants_binding(*r); });
+  if (need_topology) {
+    TopologyInputs ti;
+    ti.logs = logs;
+    ti.topology_file = o.topology;
+    ti.workspace = root.string();
+    ti.skip = abs_files;
+    ti.live = o.live;
+    auto choice = choose_topology(ti);
+    if (!choice.error.empty()) {
+      err = choice.error;
+      return 2;
+    }
+    req.binding = choice.table;
+    req.binding_missing = choice.missing;
+    for (const auto& t : choice.tried) comment(out, "topology not used: ", t);
+  }
+  auto plan = plan_fixes(rules, req);
+
+  std::string ids;
+  for (const auto* r : rules) ids += (ids.empty() ? "" : ", ") + r->id;
+  comment(out, "firstfault --fix for: ", ids);
+  for (const auto& a : plan.actions) {
+    comment(out, "", "[" + a.rule + "] " + a.title);
+    for (auto n : a.notes) {
+      std::string prefix = root.string() + "/";
+      for (std::size_t p; (p = n.find(prefix)) != std::string::npos;) n.erase(p, prefix.size());
+      comment(out, "  ", n);
+    }
+    for (const auto& w : a.warnings) comment(out, "  warning: ", w);
+    if (!a.verify_command.empty()) comment(out, "  verify: ", a.verify_command);
+    if (!a.verify_expect.empty()) comment(out, "  expect: ", a.verify_expect);
+  }
+  for (const auto& n : plan.notes) comment(out, "", n);
+
+  // The diff, against what is on disk now.
+  std::string diff;
+  WorkspaceEdit to_write;
+  for (const auto& fe : plan.result.files) {
+    std::string name = rel(root, fe.path);
+    if (fe.create) {
+      std::string cur;
+      std::string e;
+      bool exists = fs::exists(fe.path, ec) && read_text_file(fe.path, cur, e);
+      if (exists && cur == fe.content) continue;
+      diff += unified_diff(cur, fe.content, exists ? "a/" + name : "/dev/null", "b/" + name);
+      to_write.files.push_back(fe);
+      continue;
+    }
+    const LaunchFile* lf = nullptr;
+    for (const auto& f : req.files)
+      if (f.path == fe.path) lf = &f;
+    if (!lf) continue;
+    diff += unified_diff(lf->text, apply_text_edits(lf->text, fe.edits), "a/" + name, "b/" + name);
+    to_write.files.push_back(fe);
+  }
+  if (diff.empty()) comment(out, "", "no changes: the launch files already have these fixes");
+  out += diff;
+  if (o.apply && !to_write.empty()) {
+    if (!apply_workspace_edit(root.string(), to_write, err)) return 2;
+    comment(out, "", "applied to " + std::to_string(to_write.files.size()) + " file(s)");
+  }
+  return 0;
+}
+
+}  // namespace ff::fix

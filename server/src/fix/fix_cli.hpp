@@ -1,0 +1,31 @@
+// `firstfault analyze --fix`: choose the topology, read the launch files, plan the fixes,
+// print them as a unified diff and, with --apply, write them. Called by analyze_command.cpp.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "analysis/catalog.hpp"
+#include "analysis/diagnosis.hpp"
+
+namespace ff::fix {
+
+struct FixCliOptions {
+  bool apply = false;
+  std::string topology;            // --topology FILE
+  std::string workspace;           // --workspace DIR (default: the current directory)
+  std::vector<std::string> files;  // --fix-file FILE...
+  bool live = true;                // fall back to this machine's topology
+  std::string shm_size = "16g";
+};
+
+// Returns the exit code (0, or 2 with a one-line message naming the file in `err`). `out`
+// gets the explanation as '#' comment lines followed by the diff (patch -p1 / git apply
+// read it from the workspace root).
+int run_fix(const analysis::Catalog& catalog, const analysis::Analysis& analysis,
+            const std::vector<std::pair<std::string, std::string_view>>& logs,
+            const FixCliOptions& options, std::string& out, std::string& err);
+
+}  // namespace ff::fix

@@ -1,0 +1,179 @@
+#include <algorithm>
+#include <functional>
+#include <regex>
+
+#include "fix/generators.hpp"
+
+namespace ff::fix {
+
+namespace {
+
+void add(std::vector<TextEdit>& edits, std::string_view text, std::size_t b, std::size_t e, std::string repl) {
+  if (text.substr(b, e - b) == repl) return;
+  edits.push_back({b, e, std::move(repl)});
+}
+
+std::string py_str(std::string_view v) {
+  std::string s = "\"";
+  for (char c : v) {
+    if (c == '"' || c == '\\') s += '\\';
+    s += c;
+  }
+  return s + "\"";
+}
+
+bool in_block(const std::vector<Line>& lines, std::size_t i) {
+  for (std::size_t k = i + 1; k-- > 0;) {
+    auto t = trim(lines[k].text);
+    if (t.substr(0, 17) == "# <<< firstfault:" && k != i) return false;
+    if (t.substr(0, 17) == "# >>> firstfault:") return true;
+  }
+  return false;
+}
+
+// The line of the first init_process_group( call, or npos.
+std::size_t init_line(const std::vector<Line>& lines) {
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    auto t = trim(lines[i].text);
+    if (t.empty() || t[0] == '#') continue;
+    auto p = t.find("init_process_group(");
+    if (p == std::string_view::npos || t.substr(0, 4) == "def ") continue;
+    auto hash = t.find('#');
+    if (hash != std::string_view::npos && hash < p) continue;
+    return i;
+  }
+  return std::string::npos;
+}
+
+bool has_import_os(const std::vector<Line>& lines) {
+  static const std::regex re(R"(^import\s+(.*,\s*)?os\s*(,.*)?(#.*)?$)");
+  for (const auto& l : lines)
+    if (std::regex_match(std::string(trim(l.text)), re) && leading_space(l.text).empty()) return true;
+  return false;
+}
+
+// Where `import os` goes: before the first top-level import that is not __future__, else
+// after the shebang/coding comments and the module docstring.
+std::size_t import_pos(std::string_view text, const std::vector<Line>& lines) {
+  std::size_t after_future = std::string::npos;
+  for (const auto& l : lines) {
+    if (!leading_space(l.text).empty()) continue;
+    auto t = l.text;
+    if (t.substr(0, 23) == "from __future__ import ") after_future = l.next;
+    else if ((t.substr(0, 7) == "import " || t.substr(0, 5) == "from ")) return after_future == std::string::npos ? l.begin : after_future;
+  }
+  if (after_future != std::string::npos) return after_future;
+  std::size_t i = 0;
+  while (i < lines.size() && (trim(lines[i].text).empty() || trim(lines[i].text)[0] == '#')) ++i;
+  if (i < lines.size()) {
+    auto t = trim(lines[i].text);
+    for (const char* q : {"\"\"\"", "'''"}) {
+      if (t.substr(0, 3) != q) continue;
+      std::size_t j = i;
+      bool one_line = t.size() >= 6 && t.substr(t.size() - 3) == q;
+      if (!one_line)
+        for (j = i + 1; j < lines.size() && lines[j].text.find(q) == std::string_view::npos; ++j) {
+        }
+      return j < lines.size() ? lines[j].next : text.size();
+    }
+  }
+  return i < lines.size() ? lines[i].begin : text.size();
+}
+
+// Inserts (or replaces) the block with id `id` before init_process_group(.
+GenResult python_block(std::string_view text, std::string_view id,
+                       const std::function<std::string(const std::string& ind, const std::string& unit)>& body) {
+  GenResult res;
+  const std::string eol = line_ending(text);
+  auto lines = split_lines(text);
+  std::size_t at = init_line(lines);
+  res.found_target = at != std::string::npos;
+  if (!res.found_target) return res;
+  std::string unit = "    ";
+  for (const auto& l : lines) {
+    auto ls = leading_space(l.text);
+    if (!ls.empty() && !trim(l.text).empty()) {
+      if (ls[0] == '\t') unit = "\t";
+      break;
+    }
+  }
+  BlockRange br;
+  if (find_block(text, id, br)) {
+    std::string ind(leading_space(lines[br.first_line].text));
+    std::string blk = ind + begin_marker(id) + "\n" + body(ind, unit) + ind + end_marker(id) + "\n";
+    add(res.edits, text, br.begin, br.end, with_eol(blk, eol));
+  } else {
+    std::string ind(leading_space(lines[at].text));
+    std::string blk = ind + begin_marker(id) + "\n" + body(ind, unit) + ind + end_marker(id) + "\n";
+    res.edits.push_back({lines[at].begin, lines[at].begin, with_eol(blk, eol)});
+  }
+  if (!has_import_os(lines)) {
+    std::size_t p = import_pos(text, lines);
+    std::string imp = "import os\n";
+    if (p == text.size() && !text.empty() && text.back() != '\n') imp = "\n" + imp;
+    res.edits.push_back({p, p, with_eol(imp, eol)});
+  }
+  std::stable_sort(res.edits.begin(), res.edits.end(), [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
+  return res;
+}
+
+}  // namespace
+
+GenResult python_binding_edits(std::string_view text, const BindingTable& b) {
+  if (!b.usable()) return {};
+  auto res = python_block(text, kHcaBlock, [&](const std::string& ind, const std::string& unit) {
+    std::string s = ind + "# One NIC per local rank, exact match with port; from " + b.source + ".\n";
+    s += ind + "# Every local rank started by torchrun shares one environment, so pick it here.\n";
+    s += ind + "_ff_hca = {";
+    bool first = true;
+    for (const auto& r : b.ranks) {
+      if (r.hca.empty()) continue;
+      s += (first ? "" : ", ") + std::to_string(r.local_rank) + ": " + py_str(r.hca);
+      first = false;
+    }
+    s += "}.get(int(os.environ.get(\"LOCAL_RANK\", \"0\")))\n";
+    s += ind + "if _ff_hca:\n";
+    s += ind + unit + "os.environ[\"NCCL_IB_HCA\"] = _ff_hca\n";
+    return s;
+  });
+  // Other assignments of NCCL_IB_HCA would fight the block.
+  static const std::regex assign(R"(^\s*os\.environ(\[\s*['"]NCCL_IB_HCA['"]\s*\]\s*=|\.setdefault\(\s*['"]NCCL_IB_HCA['"]))");
+  auto lines = split_lines(text);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::string l(lines[i].text);
+    if (!std::regex_search(l, assign) || in_block(lines, i)) continue;
+    std::string ind(leading_space(l));
+    res.edits.push_back({lines[i].begin, lines[i].end,
+                         ind + "pass  # firstfault: the NCCL_IB_HCA block sets this per rank: " + std::string(trim(l))});
+  }
+  std::stable_sort(res.edits.begin(), res.edits.end(), [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
+  return res;
+}
+
+GenResult python_env_edits(std::string_view text, const EnvList& env) {
+  if (env.empty()) return {};
+  // Merge with the variables the block already sets.
+  EnvList vars;
+  BlockRange br;
+  if (find_block(text, kEnvBlock, br)) {
+    static const std::regex kv(R"re(os\.environ\["([A-Za-z_][A-Za-z0-9_]*)"\] = "((?:[^"\\]|\\.)*)")re");
+    std::string blk(text.substr(br.begin, br.end - br.begin));
+    for (std::sregex_iterator it(blk.begin(), blk.end(), kv), e; it != e; ++it) {
+      std::string v, raw = (*it)[2];
+      for (std::size_t i = 0; i < raw.size(); ++i) v += raw[i] == '\\' && i + 1 < raw.size() ? raw[++i] : raw[i];
+      vars.emplace_back((*it)[1], v);
+    }
+  }
+  for (const auto& [k, v] : env) {
+    auto it = std::find_if(vars.begin(), vars.end(), [&](const auto& p) { return p.first == k; });
+    if (it != vars.end()) it->second = v;
+    else vars.emplace_back(k, v);
+  }
+  return python_block(text, kEnvBlock, [&](const std::string& ind, const std::string&) {
+    std::string s = ind + "# Set by firstfault analyze --fix, before NCCL reads them.\n";
+    for (const auto& [k, v] : vars) s += ind + "os.environ[\"" + k + "\"] = " + py_str(v) + "\n";
+    return s;
+  });
+}
+
+}  // namespace ff::fix

@@ -1,0 +1,457 @@
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "fix/generators.hpp"
+#include "fix/shell_parse.hpp"
+#include "topology/binding.hpp"
+
+namespace ff::fix {
+
+bool BindingTable::has_numa() const {
+  return std::any_of(ranks.begin(), ranks.end(), [](const RankHca& r) { return r.numa >= 0; });
+}
+bool BindingTable::usable() const {
+  return std::any_of(ranks.begin(), ranks.end(), [](const RankHca& r) { return !r.hca.empty(); });
+}
+
+BindingTable binding_table(const topology::Recommendation& r, const std::string& source) {
+  BindingTable b;
+  b.source = source;
+  std::vector<std::string> hcas, ifs;
+  for (const auto& rb : r.ranks) {
+    RankHca e;
+    e.local_rank = rb.local_rank;
+    e.hca = rb.nccl_ib_hca;
+    if (e.hca.empty() && !rb.hca.empty()) e.hca = "=" + rb.hca + ":" + std::to_string(rb.port);
+    e.numa = rb.numa_node;
+    b.ranks.push_back(e);
+    if (!rb.hca.empty()) {
+      std::string item = rb.hca + ":" + std::to_string(rb.port);
+      if (std::find(hcas.begin(), hcas.end(), item) == hcas.end()) hcas.push_back(item);
+    }
+    if (!rb.socket_ifname.empty() &&
+        std::find(ifs.begin(), ifs.end(), rb.socket_ifname) == ifs.end())
+      ifs.push_back(rb.socket_ifname);
+  }
+  auto join = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "=" : ",") + x;
+    return s;
+  };
+  b.node_hca = join(hcas);
+  b.socket_ifname = join(ifs);
+  return b;
+}
+
+const char* to_string(FileKind k) {
+  switch (k) {
+    case FileKind::Shell: return "shell";
+    case FileKind::Python: return "python";
+    case FileKind::Compose: return "compose";
+    case FileKind::Kubernetes: return "kubernetes";
+    case FileKind::Unknown: return "unknown";
+  }
+  return "?";
+}
+
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suf) {
+  return s.size() >= suf.size() && s.substr(s.size() - suf.size()) == suf;
+}
+
+bool spawns_ranks(Launcher k) {
+  return k == Launcher::Srun || k == Launcher::Mpirun || k == Launcher::Torchrun ||
+         k == Launcher::Deepspeed;
+}
+
+// Lines [first, last] covered by a generated block.
+std::vector<std::pair<std::size_t, std::size_t>> block_lines(std::string_view text) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  auto lines = split_lines(text);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    auto t = trim(lines[i].text);
+    if (t.substr(0, 17) != "# >>> firstfault:") continue;
+    std::size_t j = i + 1;
+    while (j < lines.size() && trim(lines[j].text).substr(0, 17) != "# <<< firstfault:") ++j;
+    out.push_back({i, j});
+    i = j;
+  }
+  return out;
+}
+
+bool in_blocks(const std::vector<std::pair<std::size_t, std::size_t>>& bl, std::size_t line) {
+  for (auto [a, b] : bl)
+    if (line >= a && line <= b) return true;
+  return false;
+}
+
+// The end of `w` plus the blanks after it (for deleting a word).
+std::size_t after_blanks(std::string_view t, std::size_t p) {
+  while (p < t.size() && (t[p] == ' ' || t[p] == '\t')) ++p;
+  return p;
+}
+
+// A standalone assignment line for `var`: `VAR=x`, `export VAR=x`, `declare -x VAR=x`.
+// Returns the index of the word holding the assignment, or npos.
+std::size_t standalone_assignment(const ShellCommand& c, std::string_view var) {
+  std::string pre = std::string(var) + "=";
+  std::size_t i = 0;
+  if (!c.words.empty() && (c.words[0].value == "export" || c.words[0].value == "declare")) {
+    i = 1;
+    while (i < c.words.size() && c.words[i].value.size() > 1 && c.words[i].value[0] == '-') ++i;
+  } else if (command_word(c) != c.words.size()) {
+    return std::string::npos;
+  }
+  for (; i < c.words.size(); ++i)
+    if (c.words[i].value.substr(0, pre.size()) == pre) return i;
+  return std::string::npos;
+}
+
+std::string dq_escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\' || c == '$' || c == '`') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// Where a block goes for a command: the start of its first line.
+std::size_t line_start(std::string_view text, std::size_t pos) {
+  while (pos > 0 && text[pos - 1] != '\n') --pos;
+  return pos;
+}
+
+void add(std::vector<TextEdit>& edits, std::string_view text, std::size_t b, std::size_t e,
+         std::string repl) {
+  if (text.substr(b, e - b) == repl) return;
+  edits.push_back({b, e, std::move(repl)});
+}
+
+// The first line a generated block can go after: past the shebang, the leading comments
+// (#SBATCH / #PBS headers) and `set -...` lines.
+std::size_t header_end(std::string_view text) {
+  auto lines = split_lines(text);
+  std::size_t pos = 0;
+  for (const auto& l : lines) {
+    auto t = trim(l.text);
+    if (t.empty() || t[0] == '#' || t.substr(0, 4) == "set ") {
+      pos = l.next;
+      continue;
+    }
+    break;
+  }
+  return pos;
+}
+
+}  // namespace
+
+FileKind detect_file_kind(std::string_view path, std::string_view text) {
+  std::string_view first = text.substr(0, text.find('\n'));
+  if (ends_with(path, ".py") || (first.substr(0, 2) == "#!" && first.find("python") != std::string_view::npos))
+    return FileKind::Python;
+  if (ends_with(path, ".yaml") || ends_with(path, ".yml")) {
+    for (const auto& l : split_lines(text)) {
+      if (l.text.substr(0, 9) == "services:") return FileKind::Compose;
+      if (l.text.substr(0, 5) == "kind:") return FileKind::Kubernetes;
+    }
+    return FileKind::Unknown;
+  }
+  if (ends_with(path, ".sh") || ends_with(path, ".bash") || ends_with(path, ".sbatch") ||
+      ends_with(path, ".slurm") || ends_with(path, ".job") ||
+      (first.substr(0, 2) == "#!" && first.find("sh") != std::string_view::npos))
+    return FileKind::Shell;
+  // No extension: a script when some line is a launch command.
+  for (const auto& c : parse_shell(text))
+    if (!launch_chain(c).empty()) return FileKind::Shell;
+  return FileKind::Unknown;
+}
+
+std::string shell_rank_block(const BindingTable& b, std::string_view indent, bool numactl_var) {
+  std::string in(indent), s;
+  bool numa = b.has_numa();
+  s += in + begin_marker(kHcaBlock) + "\n";
+  s += in + "# One NIC per local rank, exact match with port (a bare mlx5_1 would also select\n";
+  s += in + "# mlx5_10..17). From " + b.source + ". Generated by firstfault analyze --fix.\n";
+  s += in + "ff_local_rank=\"${LOCAL_RANK:-${OMPI_COMM_WORLD_LOCAL_RANK:-${MPI_LOCALRANKID:-${SLURM_LOCALID:-0}}}}\"\n";
+  if (numa) s += in + "ff_numa_node=\n";
+  s += in + "case \"$ff_local_rank\" in\n";
+  for (const auto& r : b.ranks) {
+    std::string body;
+    if (!r.hca.empty()) body += "export NCCL_IB_HCA=" + shell_quote(r.hca) + ";";
+    if (numa && r.numa >= 0) body += (body.empty() ? "" : " ") + std::string("ff_numa_node=") + std::to_string(r.numa) + ";";
+    if (body.empty()) body = ":;";
+    body.pop_back();
+    s += in + "  " + std::to_string(r.local_rank) + ") " + body + " ;;\n";
+  }
+  if (!b.node_hca.empty()) s += in + "  *) export NCCL_IB_HCA=" + shell_quote(b.node_hca) + " ;;\n";
+  s += in + "esac\n";
+  if (numa && numactl_var) {
+    s += in + "ff_numactl=\n";
+    s += in + "if [ -n \"$ff_numa_node\" ] && [ \"${FIRSTFAULT_NUMA:-1}\" != 0 ] && command -v numactl >/dev/null 2>&1; then\n";
+    s += in + "  ff_numactl=\"numactl --cpunodebind=$ff_numa_node --membind=$ff_numa_node\"\n";
+    s += in + "fi\n";
+  }
+  s += in + end_marker(kHcaBlock) + "\n";
+  return s;
+}
+
+std::string wrapper_script(const BindingTable& b) {
+  std::string s = "#!/bin/sh\n";
+  s += "# firstfault-bind.sh: runs one local rank with the NIC (and NUMA node) closest to its GPU.\n";
+  s += "# Put it in front of the program each rank runs:\n";
+  s += "#   srun ... ./firstfault-bind.sh python train.py\n";
+  s += "#   mpirun ... ./firstfault-bind.sh ./app\n";
+  s += "#   torchrun --no-python ... ./firstfault-bind.sh python train.py\n";
+  s += "# FIRSTFAULT_NUMA=0 skips the numactl binding. Regenerate with firstfault analyze --fix.\n";
+  s += shell_rank_block(b, "", false);
+  if (b.has_numa()) {
+    s += "if [ -n \"$ff_numa_node\" ] && [ \"${FIRSTFAULT_NUMA:-1}\" != 0 ] && command -v numactl >/dev/null 2>&1; then\n";
+    s += "  exec numactl --cpunodebind=\"$ff_numa_node\" --membind=\"$ff_numa_node\" \"$@\"\n";
+    s += "fi\n";
+  }
+  s += "exec \"$@\"\n";
+  return s;
+}
+
+ShellBindResult shell_binding_edits(std::string_view text, const BindingTable& b,
+                                    std::string_view wrapper_ref) {
+  ShellBindResult res;
+  if (!b.usable()) return res;
+  const std::string eol = line_ending(text);
+  auto cmds = parse_shell(text);
+  auto blocks = block_lines(text);
+  const std::string wrap = "\"${FIRSTFAULT_BIND:-" + dq_escape(wrapper_ref) + "}\" ";
+
+  // Launch lines and whether any of them starts all local ranks.
+  struct L {
+    const ShellCommand* c;
+    std::vector<Stage> chain;
+  };
+  std::vector<L> launches;
+  bool spawning = false;
+  for (const auto& c : cmds) {
+    if (in_blocks(blocks, c.first_line)) continue;
+    auto ch = launch_chain(c);
+    if (ch.empty() || ch.front().kind == Launcher::Docker) continue;
+    for (const auto& s : ch) spawning |= spawns_ranks(s.kind);
+    launches.push_back({&c, std::move(ch)});
+  }
+  res.found_target = !launches.empty();
+  if (launches.empty()) return res;
+  res.uses_wrapper = spawning;
+
+  BlockRange existing;
+  bool have_block = find_block(text, kHcaBlock, existing);
+  const ShellCommand* first_launch = launches.front().c;
+  bool block_placed = have_block;
+
+  // Existing assignments.
+  for (const auto& c : cmds) {
+    if (in_blocks(blocks, c.first_line)) continue;
+    bool is_launch = std::any_of(launches.begin(), launches.end(), [&](const L& l) { return l.c == &c; });
+    std::size_t k = standalone_assignment(c, "NCCL_IB_HCA");
+    if (k != std::string::npos) {
+      if (!spawning && !block_placed && c.first_line < first_launch->first_line &&
+          c.first_line == c.last_line && c.indent == first_launch->indent &&
+          c.words.size() == (c.words[0].value == "export" ? 2u : 1u)) {
+        // The per-rank block takes the assignment's place.
+        std::size_t ls = line_start(text, c.begin);
+        std::size_t le = std::min(text.size(), c.end + eol.size());
+        if (text.substr(c.end, eol.size()) != eol) le = c.end;
+        std::string blk = with_eol(shell_rank_block(b, c.indent, true), eol);
+        if (le == c.end) blk.resize(blk.size() - eol.size());
+        add(res.edits, text, ls, le, blk);
+        block_placed = true;
+        continue;
+      }
+      add(res.edits, text, c.words[k].begin, c.words[k].end, "NCCL_IB_HCA=" + shell_quote(b.node_hca));
+      continue;
+    }
+    for (std::size_t i = 0; i < c.words.size(); ++i) {
+      const Word& w = c.words[i];
+      bool prefix = i < command_word(c) && w.value.substr(0, 12) == "NCCL_IB_HCA=";
+      bool dash_x = i > 0 && c.words[i - 1].value == "-x" && w.value.substr(0, 12) == "NCCL_IB_HCA=";
+      if (prefix && is_launch && !spawning) {
+        add(res.edits, text, w.begin, after_blanks(text, w.end), "");  // the block sets it
+      } else if (prefix || dash_x) {
+        add(res.edits, text, w.begin, w.end, "NCCL_IB_HCA=" + shell_quote(b.node_hca));
+      } else if (w.value.substr(0, 9) == "--export=" && w.value.find("NCCL_IB_HCA=") != std::string::npos) {
+        // srun --export=ALL,NCCL_IB_HCA=mlx5_1: drop the item (a comma list cannot carry
+        // NCCL's comma list); the wrapper sets it per rank.
+        std::string v = w.value.substr(9), outv;
+        std::size_t pos = 0;
+        while (pos <= v.size()) {
+          std::size_t comma = v.find(',', pos);
+          std::string item = v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+          if (item.substr(0, 12) != "NCCL_IB_HCA=") outv += (outv.empty() ? "" : ",") + item;
+          if (comma == std::string::npos) break;
+          pos = comma + 1;
+        }
+        if (outv.empty()) outv = "ALL";
+        add(res.edits, text, w.begin, w.end, "--export=" + shell_quote(outv));
+      }
+    }
+  }
+
+  if (spawning) {
+    for (const auto& l : launches) {
+      const auto& w = l.c->words;
+      bool done = std::any_of(w.begin(), w.end(), [](const Word& x) {
+        return x.value.find("FIRSTFAULT_BIND") != std::string::npos ||
+               x.value.find("firstfault-bind") != std::string::npos;
+      });
+      if (done) continue;
+      // The innermost stage that starts ranks: srun torchrun ... -> torchrun.
+      const Stage* s = nullptr;
+      for (const auto& st : l.chain)
+        if (spawns_ranks(st.kind)) s = &st;
+      if (!s || s->program >= w.size()) continue;
+      std::size_t at = w[s->program].begin;
+      if (s->kind == Launcher::Torchrun || s->kind == Launcher::Deepspeed) {
+        std::string flag = s->kind == Launcher::Torchrun ? "--no-python " : "--no_python ";
+        if (s->no_python) {
+          res.edits.push_back({at, at, wrap});
+        } else {
+          res.edits.push_back({at, at, flag + wrap + "python " + (s->module ? "-m " : "")});
+          if (s->module) {
+            const Word& mw = w[s->module_word];
+            res.edits.push_back({mw.begin, after_blanks(text, mw.end), ""});
+          }
+        }
+      } else {
+        res.edits.push_back({at, at, wrap});
+      }
+    }
+    res.notes.push_back("each local rank runs through " + std::string(kWrapperName) +
+                        ", which sets NCCL_IB_HCA for its rank (set FIRSTFAULT_BIND to move it)");
+  } else {
+    // Per-rank script: the block before the first launch line, numactl in front of it.
+    const ShellCommand& c = *first_launch;
+    std::string blk = with_eol(shell_rank_block(b, have_block ? "" : c.indent, true), eol);
+    if (have_block) {
+      // Keep the indentation the block already has.
+      auto lines = split_lines(text);
+      std::string ind(leading_space(lines[existing.first_line].text));
+      blk = with_eol(shell_rank_block(b, ind, true), eol);
+      add(res.edits, text, existing.begin, existing.end, blk);
+    } else if (!block_placed) {
+      std::size_t ls = line_start(text, c.begin);
+      res.edits.push_back({ls, ls, blk});
+    }
+    if (b.has_numa()) {
+      for (const auto& l : launches) {
+        const auto& w = l.c->words;
+        bool done = std::any_of(w.begin(), w.end(), [](const Word& x) { return x.value.find("ff_numactl") != std::string::npos; });
+        if (done) continue;
+        std::size_t cw = command_word(*l.c);
+        if (cw < w.size()) res.edits.push_back({w[cw].begin, w[cw].begin, "$ff_numactl "});
+      }
+    }
+  }
+  std::stable_sort(res.edits.begin(), res.edits.end(), [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
+  return res;
+}
+
+GenResult shell_env_edits(std::string_view text, const EnvList& env) {
+  GenResult res;
+  if (env.empty()) return res;
+  const std::string eol = line_ending(text);
+  auto cmds = parse_shell(text);
+  auto blocks = block_lines(text);
+  std::vector<std::pair<const ShellCommand*, std::vector<Stage>>> launches;
+  for (const auto& c : cmds) {
+    if (in_blocks(blocks, c.first_line)) continue;
+    auto ch = launch_chain(c);
+    if (!ch.empty()) launches.push_back({&c, ch});
+  }
+  res.found_target = !launches.empty();
+  EnvList for_block;
+  for (const auto& [var, value] : env) {
+    std::string pre = var + "=", repl = var + "=" + shell_quote(value);
+    bool handled = false;
+    // Launchers that need the variable on their own line: mpirun -x, docker run -e.
+    for (const auto& [c, ch] : launches) {
+      for (const auto& st : ch) {
+        if (st.kind != Launcher::Mpirun && st.kind != Launcher::Docker) continue;
+        std::string flag = st.kind == Launcher::Mpirun ? "-x" : "-e";
+        bool found = false;
+        for (std::size_t i = st.cmd + 1; i + 1 < st.program && i + 1 < c->words.size(); ++i) {
+          const Word& w = c->words[i + 1];
+          std::string_view prev = c->words[i].value;
+          if ((prev == "-x" || prev == "-e" || prev == "--env") &&
+              (w.value == var || w.value.substr(0, pre.size()) == pre)) {
+            add(res.edits, text, w.begin, w.end, repl);
+            found = true;
+          }
+        }
+        if (!found) {
+          std::size_t at = c->words[st.kind == Launcher::Docker ? st.cmd + 1 : st.cmd].end;
+          res.edits.push_back({at, at, " " + flag + " " + repl});
+        }
+        handled = true;
+        break;
+      }
+    }
+    if (handled) continue;
+    for (const auto& c : cmds) {
+      if (in_blocks(blocks, c.first_line)) continue;
+      std::size_t k = standalone_assignment(c, var);
+      if (k != std::string::npos) {
+        add(res.edits, text, c.words[k].begin, c.words[k].end, repl);
+        handled = true;
+        continue;
+      }
+      for (std::size_t i = 0; i < command_word(c); ++i)
+        if (c.words[i].value.substr(0, pre.size()) == pre) {
+          add(res.edits, text, c.words[i].begin, c.words[i].end, repl);
+          handled = true;
+        }
+    }
+    if (!handled) for_block.emplace_back(var, value);
+  }
+  BlockRange existing;
+  bool have_block = find_block(text, kEnvBlock, existing);
+  if (!for_block.empty() || have_block) {
+    // Merge with what the block already sets (the block is ours, so parse it plainly).
+    EnvList vars;
+    std::string ind;
+    if (have_block) {
+      auto lines = split_lines(text);
+      ind = std::string(leading_space(lines[existing.first_line].text));
+      auto inner = parse_shell(text.substr(existing.begin, existing.end - existing.begin));
+      for (const auto& c : inner) {
+        std::size_t i = c.words.size() > 0 && c.words[0].value == "export" ? 1 : 0;
+        for (; i < c.words.size(); ++i) {
+          auto eq = c.words[i].value.find('=');
+          if (eq != std::string::npos) vars.emplace_back(c.words[i].value.substr(0, eq), c.words[i].value.substr(eq + 1));
+        }
+      }
+    } else if (!launches.empty()) {
+      ind = launches.front().first->indent;
+    }
+    for (const auto& [k, v] : for_block) {
+      auto it = std::find_if(vars.begin(), vars.end(), [&](const auto& p) { return p.first == k; });
+      if (it != vars.end()) it->second = v;
+      else vars.emplace_back(k, v);
+    }
+    std::string blk = ind + begin_marker(kEnvBlock) + "\n";
+    blk += ind + "# Set by firstfault analyze --fix; see the diagnosis for why.\n";
+    for (const auto& [k, v] : vars) blk += ind + "export " + k + "=" + shell_quote(v) + "\n";
+    blk += ind + end_marker(kEnvBlock) + "\n";
+    blk = with_eol(blk, eol);
+    if (have_block) {
+      add(res.edits, text, existing.begin, existing.end, blk);
+    } else {
+      std::size_t at = launches.empty() ? header_end(text) : line_start(text, launches.front().first->begin);
+      if (at == text.size() && !text.empty() && text.back() != '\n') blk = eol + blk;
+      res.edits.push_back({at, at, blk});
+    }
+  }
+  std::stable_sort(res.edits.begin(), res.edits.end(), [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
+  return res;
+}
+
+}  // namespace ff::fix

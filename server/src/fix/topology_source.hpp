@@ -1,0 +1,40 @@
+// Where the binding comes from: the best topology available, in this order: what the logs
+// themselves reveal (NCCL INFO lines), a topology file named by the caller, an hwloc XML /
+// NCCL topology XML / `nvidia-smi topo -m` file in the workspace, this machine. Does I/O.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "fix/generators.hpp"
+#include "topology/binding.hpp"
+#include "topology/load_result.hpp"
+
+namespace ff::fix {
+
+struct TopologyInputs {
+  std::vector<std::pair<std::string, std::string_view>> logs;  // name, text
+  std::string topology_file;  // --topology; an error when it does not load
+  std::string workspace;      // scanned (two levels) for topology files; empty: not
+  std::vector<std::string> skip;  // files not to take as topology (the launch files)
+  bool live = true;           // fall back to this machine
+};
+
+struct TopologyChoice {
+  std::optional<topology::Recommendation> recommendation;
+  std::optional<BindingTable> table;  // set when the recommendation names an HCA
+  std::string source;                 // "hwloc XML node.xml", "NCCL log job.log", "this machine"
+  std::vector<std::string> tried;     // what was looked at and why it was not used
+  std::string error;                  // --topology did not load (one line naming the file)
+  std::string missing;                // no topology had GPUs and NICs: what to export
+};
+
+TopologyChoice choose_topology(const TopologyInputs& in);
+
+// Loads a topology file of any kind we read (hwloc XML, NCCL topology XML, nvidia-smi text).
+topology::LoadResult load_topology_file(const std::string& path, std::string* kind = nullptr);
+
+}  // namespace ff::fix

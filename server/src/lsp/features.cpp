@@ -1,0 +1,594 @@
+#include "lsp/features.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <sstream>
+
+#include "analysis/analyze.hpp"
+#include "lsp/nccl_vars.hpp"
+#include "report/report.hpp"
+
+namespace ff::lsp {
+
+namespace {
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string basename_of(const std::string& uri) {
+  auto slash = uri.find_last_of('/');
+  return slash == std::string::npos ? uri : uri.substr(slash + 1);
+}
+
+std::string percent(double c) {
+  return std::to_string(static_cast<int>(c * 100 + 0.5)) + "%";
+}
+
+std::string rank_text(const analysis::Event& e) {
+  if (e.source.rank) return "rank " + std::to_string(*e.source.rank);
+  if (!e.source.host.empty()) return "host " + e.source.host;
+  return {};
+}
+
+Range event_range(const analysis::Event& e, std::string_view text, Encoding enc) {
+  std::string_view line;
+  if (e.offset <= text.size())
+    line = text.substr(e.offset, std::min(e.length, text.size() - e.offset));
+  auto l = static_cast<std::uint32_t>(e.line);
+  std::size_t b = e.match_begin, en = e.match_end;
+  if (en <= b) {
+    b = 0;
+    en = line.size();
+  }
+  return {{l, byte_to_column(line, b, enc)}, {l, byte_to_column(line, en, enc)}};
+}
+
+bool is_var_char(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+std::size_t count_line_starts(std::string_view s) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\n') {
+      ++n;
+    } else if (s[i] == '\r') {
+      if (i + 1 < s.size() && s[i + 1] == '\n') ++i;
+      ++n;
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+bool looks_like_log(const std::string& uri, const std::string& language_id) {
+  if (language_id == "log" || language_id == "plaintext") return true;
+  std::string name = basename_of(uri);
+  if (ends_with(name, ".log") || ends_with(name, ".out") || ends_with(name, ".err")) return true;
+  return name.rfind("slurm-", 0) == 0 && ends_with(name, ".out");
+}
+
+std::string uri_to_path(const std::string& uri) {
+  if (uri.rfind("file://", 0) != 0) return uri;
+  std::string p = uri.substr(7), out;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (p[i] == '%' && i + 2 < p.size() && std::isxdigit(static_cast<unsigned char>(p[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(p[i + 2]))) {
+      out += static_cast<char>(std::stoi(p.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      out += p[i];
+    }
+  }
+  return out;
+}
+
+std::string path_to_uri(const std::string& path) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out = "file://";
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || std::strchr("/-_.~", c)) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Analyzer
+
+std::size_t Analyzer::update(Cached& c, const std::shared_ptr<const std::string>& text) {
+  const std::string& now = *text;
+  if (c.text == text) return 0;
+  bool incremental = false;
+  std::size_t base = 0, first_line = 0;
+  if (c.text && !c.text->empty() && now.size() >= c.text->size()) {
+    const std::string& old = *c.text;
+    // The start of the line holding the old text's last byte: everything before it is
+    // unchanged when the document only grew.
+    // A final "\n" ends the last line for good; a final "\r" may still become "\r\n".
+    std::size_t s = old.size();
+    if (old.back() != '\n') {
+      s = old.size() - 1;
+      while (s > 0 && old[s - 1] != '\n' && old[s - 1] != '\r') --s;
+    }
+    bool capped = std::any_of(c.state.rule_hits.begin(), c.state.rule_hits.end(),
+                              [](std::size_t h) { return h > analysis::kMaxEventsPerRule; });
+    if (!capped && std::memcmp(old.data(), now.data(), s) == 0) {
+      incremental = true;
+      base = s;
+      first_line = count_line_starts(std::string_view(old).substr(0, s));
+    }
+  }
+  if (incremental) {
+    for (const auto& e : c.state.events)
+      if (e.line >= first_line && c.state.rule_hits[e.rule] > 0) --c.state.rule_hits[e.rule];
+    c.state.truncate(0, first_line);
+    c.state.lines = first_line;
+    c.state.bytes = base;
+  } else {
+    c.state.reset(catalog_);
+  }
+  analysis::scan_text(catalog_, 0, now, base, first_line, c.state);
+  c.text = text;
+  return now.size() - base;
+}
+
+AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOptions& options) {
+  AnalysisRun out;
+  analysis::ScanState merged;
+  merged.reset(catalog_);
+  std::vector<analysis::FileSummary> files;
+  std::set<std::string> live;
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    live.insert(docs[i].uri);
+    Cached& c = cache_[docs[i].uri];
+    out.bytes_scanned += update(c, docs[i].text);
+    out.bytes_total += docs[i].text->size();
+    std::vector<std::size_t> kept(catalog_.rules().size(), 0);
+    for (const auto& e : c.state.events) {
+      if (merged.rule_hits[e.rule] + kept[e.rule] >= analysis::kMaxEventsPerRule) continue;
+      ++kept[e.rule];
+      merged.events.push_back(e);
+      merged.events.back().file = i;
+    }
+    for (std::size_t r = 0; r < merged.rule_hits.size() && r < c.state.rule_hits.size(); ++r) {
+      merged.rule_hits[r] += c.state.rule_hits[r];
+      for (std::size_t k = 0; k < merged.checks_seen[r].size() && k < c.state.checks_seen[r].size();
+           ++k)
+        if (c.state.checks_seen[r][k]) merged.checks_seen[r][k] = true;
+    }
+    merged.lines += c.state.lines;
+    merged.bytes += c.state.bytes;
+    files.push_back({uri_to_path(docs[i].uri), c.state.lines, docs[i].text->size()});
+  }
+  for (auto it = cache_.begin(); it != cache_.end();)
+    it = live.count(it->first) ? std::next(it) : cache_.erase(it);
+  out.checks_seen = merged.checks_seen;
+  out.analysis = analysis::diagnose(catalog_, std::move(files), std::move(merged));
+  out.docs = std::move(docs);
+
+  // Diagnostics: each event gets the first role that applies to it.
+  const auto& a = out.analysis;
+  const auto& rules = catalog_.rules();
+  std::vector<int> taken(a.events.size(), 0);
+  std::vector<DiagnosticItem*> by_event(a.events.size(), nullptr);
+  std::vector<std::vector<DiagnosticItem>> per_doc(out.docs.size());
+  auto href = [&](const std::string& id) {
+    return options.docs_base.empty() ? report::catalog_anchor(id)
+                                     : options.docs_base + "/catalog.md#" + id;
+  };
+  auto add = [&](std::size_t ev, Severity sev, std::string role, int diag, std::string msg) {
+    if (ev >= a.events.size() || taken[ev]) return;
+    taken[ev] = 1;
+    const auto& e = a.events[ev];
+    const auto& rule = rules[e.rule];
+    DiagnosticItem d;
+    d.range = event_range(e, *out.docs[e.file].text, options.encoding);
+    d.severity = sev;
+    d.rule_id = rule.id;
+    d.category = rule.category;
+    d.message = std::move(msg);
+    d.href = href(rule.id);
+    d.env = rule.fix.env;
+    d.role = std::move(role);
+    d.diagnosis = diag;
+    d.event = ev;
+    per_doc[e.file].push_back(std::move(d));
+  };
+  for (std::size_t k = 0; k < a.diagnoses.size(); ++k) {
+    const auto& dg = a.diagnoses[k];
+    const auto& e = a.events[dg.initiating];
+    const auto& rule = rules[dg.rule];
+    std::string who = rank_text(e);
+    if (k == 0) {
+      add(dg.initiating, Severity::kError, "initiating", 0,
+          "Root cause" + (who.empty() ? "" : " (" + who + ")") + ": " + rule.title + " [" +
+              dg.category + ", " + percent(dg.confidence) + "]. " + dg.reasoning);
+      for (std::size_t c : dg.collateral)
+        add(c, Severity::kInformation, "collateral", 0,
+            "Consequence of the root cause at " + basename_of(out.docs[e.file].uri) + ":" +
+                std::to_string(e.line + 1) + ": " + rules[a.events[c].rule].title);
+      for (std::size_t c : dg.evidence)
+        add(c, Severity::kInformation, "evidence", 0,
+            "Evidence for " + dg.category + ": " + rules[a.events[c].rule].title);
+    } else {
+      add(dg.initiating, Severity::kWarning, "alternative", static_cast<int>(k),
+          "Less likely cause (" + percent(dg.confidence) + "): " + rule.title);
+    }
+  }
+  for (std::size_t c : a.context)
+    add(c, Severity::kHint, "context", -1, "Context: " + rules[a.events[c].rule].title);
+
+  // Related information: the root cause lists its collateral, each collateral points back.
+  if (!a.diagnoses.empty()) {
+    const auto& dg = a.diagnoses[0];
+    const auto& root = a.events[dg.initiating];
+    Range root_range = event_range(root, *out.docs[root.file].text, options.encoding);
+    DiagnosticItem* root_item = nullptr;
+    for (auto& d : per_doc[root.file])
+      if (d.event == dg.initiating) root_item = &d;
+    for (std::size_t f = 0; f < per_doc.size(); ++f) {
+      for (auto& d : per_doc[f]) {
+        if (d.role != "collateral") continue;
+        const auto& e = a.events[d.event];
+        d.related.push_back(
+            {out.docs[root.file].uri, root_range, "root cause: " + rules[dg.rule].title});
+        if (root_item && root_item->related.size() < 32)
+          root_item->related.push_back(
+              {out.docs[e.file].uri, d.range,
+               "collateral" + (rank_text(e).empty() ? "" : " (" + rank_text(e) + ")") + ": " +
+                   rules[e.rule].title});
+      }
+    }
+  }
+  for (std::size_t f = 0; f < per_doc.size(); ++f) {
+    std::sort(per_doc[f].begin(), per_doc[f].end(),
+              [](const DiagnosticItem& x, const DiagnosticItem& y) {
+                return x.range.start.line < y.range.start.line;
+              });
+    out.items[out.docs[f].uri] = std::move(per_doc[f]);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Documents
+
+void FeatureServer::open(const std::string& uri, const std::string& language_id,
+                         std::int64_t version, std::string text) {
+  Document d;
+  d.language_id = language_id;
+  d.version = version;
+  d.index.reset(text);
+  d.text = std::make_shared<const std::string>(std::move(text));
+  docs_[uri] = std::move(d);
+  published_.erase(uri);
+}
+
+bool FeatureServer::change(const std::string& uri, std::int64_t version,
+                           const std::vector<ContentChange>& changes) {
+  auto it = docs_.find(uri);
+  if (it == docs_.end() || version < it->second.version) return false;
+  Document& d = it->second;
+  std::string text = *d.text;
+  LineIndex index = d.index;
+  for (const auto& c : changes) {
+    if (!c.range) {
+      text = c.text;
+    } else {
+      std::size_t b = index.offset(text, c.range->start, encoding_);
+      std::size_t e = index.offset(text, c.range->end, encoding_);
+      if (e < b) std::swap(b, e);
+      text.replace(b, e - b, c.text);
+    }
+    index.reset(text);
+  }
+  d.version = version;
+  d.index = std::move(index);
+  d.text = std::make_shared<const std::string>(std::move(text));
+  return true;
+}
+
+bool FeatureServer::close(const std::string& uri) {
+  published_.erase(uri);
+  return docs_.erase(uri) > 0;
+}
+
+bool FeatureServer::is_log(const std::string& uri) const {
+  auto it = docs_.find(uri);
+  return it != docs_.end() && looks_like_log(uri, it->second.language_id);
+}
+
+std::optional<std::int64_t> FeatureServer::version(const std::string& uri) const {
+  auto it = docs_.find(uri);
+  if (it == docs_.end()) return std::nullopt;
+  return it->second.version;
+}
+
+std::optional<std::string> FeatureServer::text(const std::string& uri) const {
+  auto it = docs_.find(uri);
+  if (it == docs_.end()) return std::nullopt;
+  return *it->second.text;
+}
+
+std::vector<DocumentSnapshot> FeatureServer::log_snapshot() const {
+  std::vector<DocumentSnapshot> out;
+  for (const auto& [uri, d] : docs_)
+    if (looks_like_log(uri, d.language_id)) out.push_back({uri, d.version, d.text});
+  return out;
+}
+
+std::vector<FeatureServer::Publication> FeatureServer::accept(
+    std::shared_ptr<const AnalysisRun> run) {
+  std::vector<Publication> out;
+  for (const auto& snap : run->docs) {
+    auto it = docs_.find(snap.uri);
+    if (it == docs_.end() || it->second.version != snap.version || it->second.text != snap.text)
+      continue;  // stale: a newer analysis is scheduled
+    Published& p = published_[snap.uri];
+    if (p.run && p.version > snap.version) continue;
+    p.version = snap.version;
+    p.run = run;
+    auto items = run->items.find(snap.uri);
+    out.push_back({snap.uri, snap.version,
+                   items == run->items.end() ? std::vector<DiagnosticItem>{} : items->second});
+  }
+  return out;
+}
+
+bool FeatureServer::up_to_date(const std::string& uri) const {
+  auto it = docs_.find(uri);
+  if (it == docs_.end() || !looks_like_log(uri, it->second.language_id)) return true;
+  auto p = published_.find(uri);
+  return p != published_.end() && p->second.run && p->second.version == it->second.version;
+}
+
+std::vector<DiagnosticItem> FeatureServer::diagnostics(const std::string& uri) const {
+  auto p = published_.find(uri);
+  if (p == published_.end() || !p->second.run) return {};
+  auto it = p->second.run->items.find(uri);
+  return it == p->second.run->items.end() ? std::vector<DiagnosticItem>{} : it->second;
+}
+
+const DiagnosticItem* FeatureServer::item_on_line(const std::string& uri,
+                                                  std::uint32_t line) const {
+  auto p = published_.find(uri);
+  if (p == published_.end() || !p->second.run) return nullptr;
+  auto it = p->second.run->items.find(uri);
+  if (it == p->second.run->items.end()) return nullptr;
+  for (const auto& d : it->second)
+    if (d.range.start.line == line) return &d;
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------------------
+// Hover
+
+std::string FeatureServer::rule_markdown(const analysis::Rule& rule, const AnalysisRun* run,
+                                         const DiagnosticItem* item) const {
+  std::ostringstream md;
+  md << "### " << rule.title << "\n\n`" << rule.id << "` · category `" << rule.category << "`";
+  if (item) md << " · " << item->role;
+  md << "\n\n" << rule.indicates << "\n";
+  if (!rule.checks.empty()) {
+    std::size_t r = static_cast<std::size_t>(&rule - catalog_.rules().data());
+    md << "\n**Checks**\n\n";
+    for (std::size_t k = 0; k < rule.checks.size(); ++k) {
+      bool seen = run && r < run->checks_seen.size() && k < run->checks_seen[r].size() &&
+                  run->checks_seen[r][k];
+      md << "- [" << (seen ? "x" : " ") << "] " << rule.checks[k].text
+         << (seen ? " *(the log shows this)*" : "") << "\n";
+    }
+  }
+  if (!rule.fix.summary.empty() || !rule.fix.env.empty()) {
+    md << "\n**Fix**: " << rule.fix.summary << "\n";
+    if (!rule.fix.env.empty()) {
+      md << "\n```sh\n";
+      for (const auto& [k, v] : rule.fix.env) md << "export " << k << "=" << v << "\n";
+      md << "```\n";
+    }
+    for (const auto& s : rule.fix.steps) md << "- " << s << "\n";
+  }
+  if (!rule.verify.command.empty()) {
+    md << "\n**Verify**\n\n```sh\n" << rule.verify.command << "\n```\n";
+    if (!rule.verify.expect.empty()) md << "Expect: " << rule.verify.expect << "\n";
+  }
+  std::string link =
+      docs_base_.empty() ? report::catalog_anchor(rule.id) : docs_base_ + "/catalog.md#" + rule.id;
+  md << "\n[Catalog entry](" << link << ")\n";
+  return md.str();
+}
+
+std::optional<Hover> FeatureServer::hover(const std::string& uri, Position pos) const {
+  auto it = docs_.find(uri);
+  if (it == docs_.end()) return std::nullopt;
+  const Document& d = it->second;
+  const std::string& text = *d.text;
+  if (pos.line >= d.index.lines()) return std::nullopt;
+  std::string_view line = d.index.line(text, pos.line);
+  std::size_t at = column_to_byte(line, pos.character, encoding_);
+  // An NCCL / PyTorch variable name under the cursor, in any document.
+  std::size_t b = at, e = at;
+  while (b > 0 && is_var_char(line[b - 1])) --b;
+  while (e < line.size() && is_var_char(line[e])) ++e;
+  if (e > b) {
+    std::string word(line.substr(b, e - b));
+    if (word.rfind("NCCL_", 0) == 0 || word.rfind("TORCH_NCCL_", 0) == 0) {
+      Range r{{pos.line, byte_to_column(line, b, encoding_)},
+              {pos.line, byte_to_column(line, e, encoding_)}};
+      std::ostringstream md;
+      if (const EnvVarDoc* v = find_env_var(word)) {
+        md << "### `" << v->name << "`\n\n*" << v->owner << "* · default: " << v->deflt << "\n\n"
+           << v->meaning << "\n\n**Syntax**: " << v->syntax << "\n";
+      } else {
+        md << "### `" << word << "`\n\n"
+           << (word.rfind("TORCH_", 0) == 0 ? "A PyTorch c10d" : "An NCCL")
+           << " variable that firstfault has no notes on.\n";
+      }
+      return Hover{md.str(), r};
+    }
+  }
+  if (!looks_like_log(uri, d.language_id)) return std::nullopt;
+  const DiagnosticItem* item = item_on_line(uri, pos.line);
+  if (!item) return std::nullopt;
+  const analysis::Rule* rule = catalog_.find(item->rule_id);
+  if (!rule) return std::nullopt;
+  auto p = published_.find(uri);
+  std::string md = rule_markdown(*rule, p->second.run.get(), item);
+  if (item->role == "initiating" && p->second.run && !p->second.run->analysis.diagnoses.empty())
+    md = "**" + item->message + "**\n\n" + md;
+  return Hover{md, item->range};
+}
+
+// ---------------------------------------------------------------------------------------
+// Code actions, lenses, reports
+
+std::string FeatureServer::fix_script(const analysis::Rule& rule, const std::string& uri) const {
+  std::ostringstream s;
+  s << "#!/bin/sh\n# Written by firstfault for " << basename_of(uri) << ": " << rule.title << "\n# "
+    << rule.fix.summary << "\n# Source this file before launching the job.\n";
+  for (const auto& [k, v] : rule.fix.env) s << "export " << k << "=" << v << "\n";
+  if (!rule.verify.command.empty()) s << "# Verify: " << rule.verify.command << "\n";
+  return s.str();
+}
+
+std::optional<FileEdit> FeatureServer::resolve(const ActionKey& key) const {
+  const analysis::Rule* rule = catalog_.find(key.rule_id);
+  if (!rule || key.kind != "fix-script") return std::nullopt;
+  std::string dir = key.uri.substr(0, key.uri.find_last_of('/') + 1);
+  return FileEdit{dir + "firstfault-fix.sh", fix_script(*rule, key.uri)};
+}
+
+std::vector<CodeActionItem> FeatureServer::code_actions(const std::string& uri, Range range,
+                                                        bool can_resolve) const {
+  std::vector<CodeActionItem> out;
+  auto p = published_.find(uri);
+  if (p == published_.end() || !p->second.run) return out;
+  auto items = p->second.run->items.find(uri);
+  if (items == p->second.run->items.end()) return out;
+  for (const auto& d : items->second) {
+    if (d.range.start.line < range.start.line || d.range.start.line > range.end.line) continue;
+    if (d.role == "context") continue;
+    const analysis::Rule* rule = catalog_.find(d.rule_id);
+    if (!rule) continue;
+    if (!rule->fix.env.empty()) {
+      CodeActionItem a;
+      std::string vars;
+      for (const auto& [k, v] : rule->fix.env) vars += (vars.empty() ? "" : " ") + k + "=" + v;
+      a.title = "firstfault: write " + vars + " to firstfault-fix.sh";
+      a.preferred = d.role == "initiating";
+      a.diagnostics.push_back(d);
+      ActionKey key{uri, rule->id, "fix-script"};
+      if (can_resolve)
+        a.resolve = key;
+      else
+        a.edit = resolve(key);
+      out.push_back(std::move(a));
+    }
+    if (binding_) {
+      if (auto edit = binding_->binding_edit(*rule, p->second.run->analysis, uri)) {
+        CodeActionItem a;
+        a.title = "firstfault: bind NCCL_IB_HCA per rank";
+        a.diagnostics.push_back(d);
+        a.edit = std::move(edit);
+        out.push_back(std::move(a));
+      }
+    }
+    if (!rule->verify.command.empty() && d.role == "initiating") {
+      CodeActionItem a;
+      a.title = "firstfault: run verification (" + rule->verify.command + ")";
+      a.kind = "quickfix";
+      a.diagnostics.push_back(d);
+      a.command = CommandItem{a.title, "firstfault.runVerification", {rule->verify.command}};
+      out.push_back(std::move(a));
+    }
+  }
+  return out;
+}
+
+std::vector<LensItem> FeatureServer::code_lenses(const std::string& uri) const {
+  std::vector<LensItem> out;
+  auto p = published_.find(uri);
+  if (p == published_.end() || !p->second.run) return out;
+  const auto& a = p->second.run->analysis;
+  auto items = p->second.run->items.find(uri);
+  if (items == p->second.run->items.end()) return out;
+  for (const auto& d : items->second) {
+    if (d.role != "initiating" || a.diagnoses.empty()) continue;
+    const auto& dg = a.diagnoses[0];
+    const auto& rule = catalog_.rules()[dg.rule];
+    std::string who = rank_text(a.events[dg.initiating]);
+    std::string title = "firstfault: root cause " + dg.category +
+                        (who.empty() ? "" : " on " + who) + " · " +
+                        std::to_string(dg.collateral.size()) + " collateral";
+    LensItem lens;
+    lens.range = {{d.range.start.line, 0}, {d.range.start.line, 0}};
+    if (!rule.verify.command.empty())
+      lens.command = {
+          title + " · run verification", "firstfault.runVerification", {rule.verify.command}};
+    else
+      lens.command = {title, "firstfault.report", {uri}};
+    out.push_back(std::move(lens));
+  }
+  return out;
+}
+
+std::optional<std::string> FeatureServer::report_markdown(const std::string& uri) const {
+  auto p = published_.find(uri);
+  if (p == published_.end() || !p->second.run) {
+    auto d = docs_.find(uri);
+    if (d == docs_.end()) return std::nullopt;
+    // Not analysed yet (or not a log): analyse this document alone, now.
+    auto a = diagnose_text(*d->second.text);
+    report::TextOptions to;
+    return "# firstfault report: " + basename_of(uri) + "\n\n```\n" +
+           report::to_text(catalog_, a, to) + "```\n";
+  }
+  const AnalysisRun& run = *p->second.run;
+  const auto& a = run.analysis;
+  std::ostringstream md;
+  md << "# firstfault report: " << basename_of(uri) << "\n\n";
+  if (run.docs.size() > 1) {
+    md << "Correlated with " << run.docs.size() - 1 << " other open log(s):";
+    for (const auto& d : run.docs)
+      if (d.uri != uri) md << " `" << basename_of(d.uri) << "`";
+    md << "\n\n";
+  }
+  if (a.diagnoses.empty()) {
+    md << "No failure found.\n";
+    return md.str();
+  }
+  const auto& dg = a.diagnoses[0];
+  const auto& e = a.events[dg.initiating];
+  const auto& rule = catalog_.rules()[dg.rule];
+  md << "## Root cause: " << rule.title << "\n\n- category: `" << dg.category
+     << "`\n- confidence: " << percent(dg.confidence) << "\n- initiating line: `"
+     << basename_of(run.docs[e.file].uri) << ":" << e.line + 1 << "`"
+     << (rank_text(e).empty() ? "" : " (" + rank_text(e) + ")")
+     << "\n- collateral lines: " << dg.collateral.size() << "\n\n> " << e.text.substr(0, 400)
+     << "\n\n"
+     << rule_markdown(rule, &run, nullptr);
+  if (a.diagnoses.size() > 1) {
+    md << "\n## Other hypotheses\n\n";
+    for (std::size_t k = 1; k < a.diagnoses.size(); ++k)
+      md << "- " << catalog_.rules()[a.diagnoses[k].rule].title << " (`" << a.diagnoses[k].category
+         << "`, " << percent(a.diagnoses[k].confidence) << ")\n";
+  }
+  return md.str();
+}
+
+analysis::Analysis FeatureServer::diagnose_text(const std::string& text) const {
+  analysis::LogInput in{"<selection>", text};
+  return analysis::analyze(catalog_, std::span<const analysis::LogInput>(&in, 1));
+}
+
+}  // namespace ff::lsp

@@ -1,0 +1,209 @@
+// Layer 3: the feature API. Documents, analysis results, hovers, code actions and lenses as
+// plain C++ structs; no JSON and no threads here (the scheduler decides where each call
+// runs: FeatureServer on the protocol thread, Analyzer on the analysis thread).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/catalog.hpp"
+#include "analysis/diagnosis.hpp"
+#include "analysis/scan.hpp"
+#include "lsp/text.hpp"
+
+namespace ff::lsp {
+
+enum class Severity { kError = 1, kWarning = 2, kInformation = 3, kHint = 4 };
+
+struct RelatedInfo {
+  std::string uri;
+  Range range;
+  std::string message;
+};
+
+struct DiagnosticItem {
+  Range range;
+  Severity severity = Severity::kHint;
+  std::string rule_id;
+  std::string category;
+  std::string message;
+  std::string href;  // the rule's entry in docs/catalog.md
+  std::vector<RelatedInfo> related;
+  std::vector<std::pair<std::string, std::string>> env;  // the rule's fix
+  std::string role;    // "initiating", "alternative", "collateral", "evidence", "context"
+  int diagnosis = -1;  // index into Analysis::diagnoses, -1 for context lines
+  std::size_t event = 0;
+};
+
+struct DocumentSnapshot {
+  std::string uri;
+  std::int64_t version = 0;
+  std::shared_ptr<const std::string> text;
+};
+
+// One analysis over every open log (they are one job).
+struct AnalysisRun {
+  std::vector<DocumentSnapshot> docs;
+  analysis::Analysis analysis;
+  std::vector<std::vector<bool>> checks_seen;                // [rule][check]
+  std::map<std::string, std::vector<DiagnosticItem>> items;  // per URI
+  std::size_t bytes_scanned = 0;  // measured: bytes actually re-scanned by this run
+  std::size_t bytes_total = 0;
+};
+
+struct AnalyzerOptions {
+  Encoding encoding = Encoding::kUtf16;
+  std::string docs_base;  // "file:///.../docs" when known, else empty (relative links)
+};
+
+// Runs analyses, reusing each document's scan when the document only grew: the text is
+// re-scanned from the start of its last line (ScanState::truncate + scan_text).
+class Analyzer {
+ public:
+  explicit Analyzer(const analysis::Catalog& catalog) : catalog_(catalog) {}
+  AnalysisRun run(std::vector<DocumentSnapshot> docs, const AnalyzerOptions& options);
+  void forget(const std::string& uri) { cache_.erase(uri); }
+
+ private:
+  struct Cached {
+    std::shared_ptr<const std::string> text;
+    analysis::ScanState state;
+  };
+  std::size_t update(Cached& c, const std::shared_ptr<const std::string>& text);
+  const analysis::Catalog& catalog_;
+  std::map<std::string, Cached> cache_;
+};
+
+struct ContentChange {
+  std::optional<Range> range;  // none: the whole document
+  std::string text;
+};
+
+struct Hover {
+  std::string markdown;
+  Range range;
+};
+
+// A file to create or replace (a WorkspaceEdit with a CreateFile and one insertion).
+struct FileEdit {
+  std::string uri;
+  std::string text;
+};
+
+struct CommandItem {
+  std::string title;
+  std::string command;
+  std::vector<std::string> arguments;
+};
+
+struct ActionKey {  // what codeAction/resolve needs to compute the edit later
+  std::string uri;
+  std::string rule_id;
+  std::string kind;  // "fix-script"
+};
+
+struct CodeActionItem {
+  std::string title;
+  std::string kind = "quickfix";
+  bool preferred = false;
+  std::vector<DiagnosticItem> diagnostics;
+  std::optional<ActionKey> resolve;  // edit computed lazily from this
+  std::optional<FileEdit> edit;      // or given at once
+  std::optional<CommandItem> command;
+};
+
+struct LensItem {
+  Range range;
+  CommandItem command;
+};
+
+// The seam for per-rank NCCL_IB_HCA binding edits (computed from the topology, another
+// issue): given the diagnosis of a log, an edit for the launcher, or nothing.
+class BindingEditProvider {
+ public:
+  virtual ~BindingEditProvider() = default;
+  virtual std::optional<FileEdit> binding_edit(const analysis::Rule& rule,
+                                               const analysis::Analysis& analysis,
+                                               const std::string& log_uri) = 0;
+};
+
+bool looks_like_log(const std::string& uri, const std::string& language_id);
+std::string uri_to_path(const std::string& uri);
+std::string path_to_uri(const std::string& path);
+
+class FeatureServer {
+ public:
+  explicit FeatureServer(const analysis::Catalog& catalog) : catalog_(catalog) {}
+
+  const analysis::Catalog& catalog() const { return catalog_; }
+  void set_encoding(Encoding e) { encoding_ = e; }
+  Encoding encoding() const { return encoding_; }
+  void set_docs_base(std::string base) { docs_base_ = std::move(base); }
+  const std::string& docs_base() const { return docs_base_; }
+  void set_binding_provider(std::shared_ptr<BindingEditProvider> p) { binding_ = std::move(p); }
+
+  // Documents. change() returns false (and changes nothing) for an unknown document or a
+  // version older than the one held.
+  void open(const std::string& uri, const std::string& language_id, std::int64_t version,
+            std::string text);
+  bool change(const std::string& uri, std::int64_t version,
+              const std::vector<ContentChange>& changes);
+  bool close(const std::string& uri);
+  bool is_open(const std::string& uri) const { return docs_.count(uri) > 0; }
+  bool is_log(const std::string& uri) const;
+  std::optional<std::int64_t> version(const std::string& uri) const;
+  std::optional<std::string> text(const std::string& uri) const;
+
+  // Analysis: the snapshot to analyse (all open logs), and accepting a finished run. Only
+  // documents whose version is still the one analysed get results; a run older than what
+  // was already published is dropped. Returns what to publish.
+  std::vector<DocumentSnapshot> log_snapshot() const;
+  AnalyzerOptions analyzer_options() const { return {encoding_, docs_base_}; }
+  struct Publication {
+    std::string uri;
+    std::int64_t version;
+    std::vector<DiagnosticItem> items;
+  };
+  std::vector<Publication> accept(std::shared_ptr<const AnalysisRun> run);
+  // True when the document's latest version has been analysed (or needs no analysis).
+  bool up_to_date(const std::string& uri) const;
+  std::vector<DiagnosticItem> diagnostics(const std::string& uri) const;
+
+  std::optional<Hover> hover(const std::string& uri, Position pos) const;
+  std::vector<CodeActionItem> code_actions(const std::string& uri, Range range,
+                                           bool can_resolve) const;
+  std::optional<FileEdit> resolve(const ActionKey& key) const;
+  std::vector<LensItem> code_lenses(const std::string& uri) const;
+  std::optional<std::string> report_markdown(const std::string& uri) const;
+  analysis::Analysis diagnose_text(const std::string& text) const;
+
+ private:
+  struct Document {
+    std::string language_id;
+    std::int64_t version = 0;
+    std::shared_ptr<const std::string> text;
+    LineIndex index;
+  };
+  struct Published {
+    std::int64_t version = -1;
+    std::shared_ptr<const AnalysisRun> run;
+  };
+  const DiagnosticItem* item_on_line(const std::string& uri, std::uint32_t line) const;
+  std::string rule_markdown(const analysis::Rule& rule, const AnalysisRun* run,
+                            const DiagnosticItem* item) const;
+  std::string fix_script(const analysis::Rule& rule, const std::string& uri) const;
+
+  const analysis::Catalog& catalog_;
+  Encoding encoding_ = Encoding::kUtf16;
+  std::string docs_base_;
+  std::shared_ptr<BindingEditProvider> binding_;
+  std::map<std::string, Document> docs_;
+  std::map<std::string, Published> published_;
+};
+
+}  // namespace ff::lsp

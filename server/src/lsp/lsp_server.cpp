@@ -1,0 +1,672 @@
+#include "lsp/lsp_server.hpp"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <filesystem>
+#include <future>
+
+#include "report/report.hpp"
+
+#ifndef FF_VERSION
+#define FF_VERSION "dev"
+#endif
+
+namespace ff::lsp {
+
+namespace {
+
+using json = nlohmann::json;
+
+struct RpcError {
+  int code;
+  std::string message;
+};
+
+[[noreturn]] void invalid_params(const std::string& what) {
+  throw RpcError{kInvalidParams, what};
+}
+
+const json& member(const json& j, const char* key, const char* what) {
+  if (!j.is_object() || !j.contains(key)) invalid_params(std::string("missing ") + what);
+  return j.at(key);
+}
+
+std::string uri_of(const json& params) {
+  const json& td = member(params, "textDocument", "textDocument");
+  const json& uri = member(td, "uri", "textDocument.uri");
+  if (!uri.is_string()) invalid_params("textDocument.uri must be a string");
+  return uri.get<std::string>();
+}
+
+std::uint32_t u32(const json& j, const char* what) {
+  if (!j.is_number_integer() && !j.is_number_unsigned())
+    invalid_params(std::string(what) + " must be an integer");
+  auto v = j.get<std::int64_t>();
+  if (v < 0) invalid_params(std::string(what) + " must not be negative");
+  return static_cast<std::uint32_t>(std::min<std::int64_t>(v, 0xFFFFFFFF));
+}
+
+Position position_of(const json& j) {
+  return {u32(member(j, "line", "position.line"), "line"),
+          u32(member(j, "character", "position.character"), "character")};
+}
+
+Range range_of(const json& j) {
+  return {position_of(member(j, "start", "range.start")),
+          position_of(member(j, "end", "range.end"))};
+}
+
+std::string id_key(const json& id) {
+  return id.dump();
+}
+
+}  // namespace
+
+LspServer::LspServer(const analysis::Catalog& catalog, ServerOptions options, Output& out)
+    : catalog_(catalog),
+      options_(std::move(options)),
+      out_(out),
+      features_(catalog),
+      analyzer_(catalog) {
+  options_.debounce_ms = std::max(options_.debounce_ms, 50);
+  scheduler_ = std::make_unique<Scheduler>();
+  debounce_ = std::make_unique<boost::asio::steady_timer>(scheduler_->io());
+  if (!options_.docs_dir.empty())
+    features_.set_docs_base(
+        path_to_uri(std::filesystem::absolute(options_.docs_dir).lexically_normal().string()));
+}
+
+LspServer::~LspServer() {
+  // The timer must die on the protocol thread's context before the scheduler stops.
+  std::promise<void> done;
+  scheduler_->post([&] {
+    debounce_.reset();
+    done.set_value();
+  });
+  done.get_future().wait_for(std::chrono::seconds(1));
+  scheduler_.reset();
+}
+
+// ---------------------------------------------------------------------------------------
+// Reader thread
+
+void LspServer::on_frame(const Frame& frame) {
+  if (frame.kind == Frame::Kind::kError) {
+    spdlog::warn("framing: {}", frame.error);
+    bool too_large = frame.error.find("exceeds the limit") != std::string::npos;
+    reply_error(nullptr, too_large ? kInvalidRequest : kParseError, frame.error);
+    return;
+  }
+  json msg = json::parse(frame.body, nullptr, false);
+  if (msg.is_discarded()) {
+    spdlog::warn("body is not JSON ({} bytes)", frame.body.size());
+    reply_error(nullptr, kParseError, "Parse error: the message body is not JSON");
+    return;
+  }
+  if (!msg.is_object()) {
+    reply_error(nullptr, kInvalidRequest, "Invalid Request: a message must be a JSON object");
+    return;
+  }
+  json id = msg.contains("id") ? msg["id"] : json();
+  bool has_id = msg.contains("id");
+  if (has_id && !id.is_string() && !id.is_number_integer() && !id.is_number_unsigned()) {
+    reply_error(nullptr, kInvalidRequest, "Invalid Request: id must be an integer or a string");
+    return;
+  }
+  auto jsonrpc = msg.find("jsonrpc");
+  if (jsonrpc == msg.end() || *jsonrpc != "2.0") {
+    if (has_id) reply_error(id, kInvalidRequest, "Invalid Request: jsonrpc must be \"2.0\"");
+    return;
+  }
+  auto method = msg.find("method");
+  if (method == msg.end()) {
+    if (has_id && (msg.contains("result") || msg.contains("error"))) return;  // a response to us
+    reply_error(has_id ? id : json(), kInvalidRequest, "Invalid Request: no method");
+    return;
+  }
+  if (!method->is_string()) {
+    reply_error(has_id ? id : json(), kInvalidRequest, "Invalid Request: method must be a string");
+    return;
+  }
+  if (msg.contains("params") && !msg["params"].is_object() && !msg["params"].is_array()) {
+    if (has_id)
+      reply_error(id, kInvalidRequest, "Invalid Request: params must be an object or array");
+    return;
+  }
+  std::string m = *method;
+  if (!has_id && m == "$/cancelRequest") {
+    // Marked here, at once: the request may still be queued behind slow work.
+    const json& params = msg.contains("params") ? msg["params"] : json();
+    if (params.is_object() && params.contains("id")) {
+      std::string key = id_key(params["id"]);
+      std::lock_guard<std::mutex> lock(ids_mu_);
+      if (inflight_.count(key)) cancelled_.insert(key);
+    }
+  } else if (has_id) {
+    std::lock_guard<std::mutex> lock(ids_mu_);
+    inflight_.insert(id_key(id));
+  }
+  scheduler_->post([this, msg = std::move(msg)]() mutable { handle(std::move(msg)); });
+}
+
+int LspServer::on_eof() {
+  // Give queued messages a moment (a client may write "exit" and close at once), but never
+  // more than half a second: the process must end within a second of stdin closing.
+  std::promise<void> drained;
+  auto f = drained.get_future();
+  scheduler_->post([&drained] { drained.set_value(); });
+  f.wait_for(std::chrono::milliseconds(500));
+  return exit_code();
+}
+
+// ---------------------------------------------------------------------------------------
+// Protocol thread: dispatch
+
+void LspServer::handle(json msg) {
+  std::string method = msg["method"];
+  json params = msg.contains("params") ? msg["params"] : json::object();
+  if (!msg.contains("id")) {
+    try {
+      handle_notification(method, params);
+    } catch (const RpcError& e) {
+      spdlog::warn("{}: {}", method, e.message);
+    } catch (const std::exception& e) {
+      spdlog::warn("{}: {}", method, e.what());
+    }
+    return;
+  }
+  handle_request(msg["id"], method, params);
+}
+
+void LspServer::handle_request(const json& id, const std::string& method, const json& params) {
+  if (is_cancelled(id)) return reply_error(id, kRequestCancelled, "request cancelled");
+  if (!initialized_ && method != "initialize")
+    return reply_error(id, kServerNotInitialized, "server not initialized: send initialize first");
+  if (shutdown_) return reply_error(id, kInvalidRequest, "the server is shutting down");
+  try {
+    if (method == "initialize") {
+      if (initialized_) return reply_error(id, kInvalidRequest, "initialize was already received");
+      return reply(id, initialize(params));
+    }
+    if (method == "shutdown") {
+      shutdown_ = true;
+      return reply(id, nullptr);
+    }
+    if (method == "textDocument/hover" || method == "textDocument/codeAction" ||
+        method == "textDocument/codeLens" || method == "textDocument/diagnostic") {
+      std::string uri = uri_of(params);
+      if (!features_.up_to_date(uri)) {
+        pending_.push_back({id, uri, method, params});
+        schedule_analysis(true);
+        return;
+      }
+    }
+    if (method == "textDocument/hover") return reply(id, hover(params));
+    if (method == "textDocument/codeAction") return reply(id, code_action(params));
+    if (method == "codeAction/resolve") return reply(id, code_action_resolve(params));
+    if (method == "textDocument/codeLens") return reply(id, code_lens(params));
+    if (method == "workspace/executeCommand") return reply(id, execute_command(id, params));
+    if (method == "textDocument/diagnostic") return reply(id, pull_diagnostics(params));
+    reply_error(id, kMethodNotFound, "method not found: " + method);
+  } catch (const RpcError& e) {
+    reply_error(id, e.code, e.message);
+  } catch (const json::exception& e) {
+    reply_error(id, kInvalidParams, std::string("invalid params: ") + e.what());
+  } catch (const std::exception& e) {
+    spdlog::error("{}: {}", method, e.what());
+    reply_error(id, kInternalError, std::string("internal error: ") + e.what());
+  }
+}
+
+void LspServer::handle_notification(const std::string& method, const json& params) {
+  if (method == "exit") {
+    exited_ = true;
+    int code = exit_code();
+    spdlog::info("exit (code {})", code);
+    spdlog::default_logger()->flush();
+    ::_exit(code);
+  }
+  if (!initialized_) return;  // notifications before initialize are dropped (spec)
+  if (method == "initialized") return;
+  if (method == "textDocument/didOpen") return did_open(params);
+  if (method == "textDocument/didChange") return did_change(params);
+  if (method == "textDocument/didClose") return did_close(params);
+  if (method == "$/cancelRequest") {
+    // Deferred requests (pulls waiting for an analysis) are answered now.
+    if (!params.contains("id")) return;
+    std::string key = id_key(params["id"]);
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      if (id_key(it->id) == key) {
+        reply_error(it->id, kRequestCancelled, "request cancelled");
+        it = pending_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    return;
+  }
+  // didSave, didChangeConfiguration, $/setTrace, unknown notifications: nothing to do.
+}
+
+bool LspServer::is_cancelled(const json& id) {
+  std::lock_guard<std::mutex> lock(ids_mu_);
+  return cancelled_.count(id_key(id)) > 0;
+}
+
+void LspServer::reply(const json& id, json result) {
+  {
+    std::lock_guard<std::mutex> lock(ids_mu_);
+    std::string key = id_key(id);
+    bool cancelled = cancelled_.erase(key) > 0;
+    inflight_.erase(key);
+    if (cancelled) {
+      send({{"jsonrpc", "2.0"},
+            {"id", id},
+            {"error", {{"code", kRequestCancelled}, {"message", "request cancelled"}}}});
+      return;
+    }
+  }
+  send({{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
+}
+
+void LspServer::reply_error(const json& id, int code, const std::string& message) {
+  if (!id.is_null()) {
+    std::lock_guard<std::mutex> lock(ids_mu_);
+    cancelled_.erase(id_key(id));
+    inflight_.erase(id_key(id));
+  }
+  send({{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}});
+}
+
+void LspServer::notify(const std::string& method, json params) {
+  send({{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}});
+}
+
+void LspServer::send(const json& msg) {
+  out_.write(msg.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+// ---------------------------------------------------------------------------------------
+// Lifecycle and documents
+
+json LspServer::initialize(const json& params) {
+  if (!params.is_object()) invalid_params("initialize params must be an object");
+  const json caps = params.value("capabilities", json::object());
+  Encoding enc = Encoding::kUtf16;
+  try {
+    for (const auto& e : caps.at("general").at("positionEncodings"))
+      if (e == "utf-8") enc = Encoding::kUtf8;
+  } catch (const json::exception&) {
+  }
+  features_.set_encoding(enc);
+  try {
+    for (const auto& p :
+         caps.at("textDocument").at("codeAction").at("resolveSupport").at("properties"))
+      if (p == "edit") can_resolve_ = true;
+  } catch (const json::exception&) {
+  }
+  const json opts = params.value("initializationOptions", json::object());
+  if (opts.is_object()) {
+    if (opts.contains("debounceMs") && opts["debounceMs"].is_number_integer())
+      options_.debounce_ms = std::max(50, opts["debounceMs"].get<int>());
+    if (opts.contains("docsDir") && opts["docsDir"].is_string())
+      features_.set_docs_base(path_to_uri(opts["docsDir"].get<std::string>()));
+  }
+  if (features_.docs_base().empty()) {
+    std::string root;
+    if (params.contains("rootUri") && params["rootUri"].is_string())
+      root = uri_to_path(params["rootUri"]);
+    else if (params.contains("rootPath") && params["rootPath"].is_string())
+      root = params["rootPath"];
+    std::error_code ec;
+    if (!root.empty() &&
+        std::filesystem::exists(std::filesystem::path(root) / "docs" / "catalog.md", ec))
+      features_.set_docs_base(
+          path_to_uri((std::filesystem::path(root) / "docs").lexically_normal().string()));
+  }
+  initialized_ = true;
+  spdlog::info("initialize: encoding {}, resolve {}, docs '{}'",
+               enc == Encoding::kUtf8 ? "utf-8" : "utf-16", can_resolve_, features_.docs_base());
+  json commands = {"firstfault.diagnoseText", "firstfault.checkTopology", "firstfault.report"};
+  return {{"capabilities",
+           {{"positionEncoding", enc == Encoding::kUtf8 ? "utf-8" : "utf-16"},
+            {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", false}}},
+            {"hoverProvider", true},
+            {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}, {"resolveProvider", true}}},
+            {"codeLensProvider", {{"resolveProvider", false}}},
+            {"diagnosticProvider",
+             {{"identifier", "firstfault"},
+              {"interFileDependencies", true},
+              {"workspaceDiagnostics", false}}},
+            {"executeCommandProvider", {{"commands", commands}}}}},
+          {"serverInfo", {{"name", "firstfault"}, {"version", FF_VERSION}}}};
+}
+
+void LspServer::did_open(const json& params) {
+  const json& td = member(params, "textDocument", "textDocument");
+  std::string uri = uri_of(params);
+  std::string lang = td.value("languageId", "");
+  std::int64_t version = td.value("version", 0);
+  const json& text = member(td, "text", "textDocument.text");
+  if (!text.is_string()) invalid_params("textDocument.text must be a string");
+  features_.open(uri, lang, version, text.get<std::string>());
+  spdlog::debug("didOpen {} v{} ({}, log: {})", uri, version, lang, features_.is_log(uri));
+  if (features_.is_log(uri)) schedule_analysis(true);
+}
+
+void LspServer::did_change(const json& params) {
+  std::string uri = uri_of(params);
+  std::int64_t version = params["textDocument"].value("version", 0);
+  std::vector<ContentChange> changes;
+  for (const auto& c : member(params, "contentChanges", "contentChanges")) {
+    ContentChange ch;
+    ch.text = member(c, "text", "contentChanges[].text").get<std::string>();
+    if (c.contains("range")) ch.range = range_of(c["range"]);
+    changes.push_back(std::move(ch));
+  }
+  if (!features_.change(uri, version, changes)) {
+    spdlog::warn("didChange {} v{} ignored (unknown document or older version)", uri, version);
+    return;
+  }
+  if (features_.is_log(uri)) schedule_analysis();
+}
+
+void LspServer::did_close(const json& params) {
+  std::string uri = uri_of(params);
+  bool was_log = features_.is_log(uri);
+  if (!features_.close(uri)) return;
+  if (was_log) {
+    notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
+    schedule_analysis();
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Scheduling
+
+void LspServer::schedule_analysis(bool immediately) {
+  auto now = std::chrono::steady_clock::now();
+  if (!debounce_armed_) dirty_since_ = now;
+  // Edits keep pushing the analysis back, but never by more than ten debounce periods.
+  if (debounce_armed_ && now - dirty_since_ > std::chrono::milliseconds(10 * options_.debounce_ms))
+    return;
+  debounce_armed_ = true;
+  debounce_->expires_after(std::chrono::milliseconds(immediately ? 0 : options_.debounce_ms));
+  debounce_->async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;  // re-armed by a newer edit
+    debounce_armed_ = false;
+    start_analysis();
+  });
+}
+
+void LspServer::start_analysis() {
+  if (analysis_running_) {
+    analysis_again_ = true;
+    return;
+  }
+  analysis_running_ = true;
+  auto docs = features_.log_snapshot();
+  auto opts = features_.analyzer_options();
+  scheduler_->post_analysis([this, docs = std::move(docs), opts]() mutable {
+    auto t0 = std::chrono::steady_clock::now();
+    auto run = std::make_shared<AnalysisRun>(analyzer_.run(std::move(docs), opts));
+    auto ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    spdlog::info("analysis: {} document(s), {} of {} bytes scanned, {} diagnoses, {:.1f} ms",
+                 run->docs.size(), run->bytes_scanned, run->bytes_total,
+                 run->analysis.diagnoses.size(), ms);
+    scheduler_->post([this, run] { on_analysis(run); });
+  });
+}
+
+void LspServer::on_analysis(std::shared_ptr<const AnalysisRun> run) {
+  analysis_running_ = false;
+  for (const auto& p : features_.accept(run)) publish(p);
+  answer_pending();
+  if (analysis_again_) {
+    analysis_again_ = false;
+    start_analysis();
+  }
+}
+
+void LspServer::publish(const FeatureServer::Publication& p) {
+  json diags = json::array();
+  for (const auto& d : p.items) diags.push_back(diagnostic_json(d));
+  notify("textDocument/publishDiagnostics",
+         {{"uri", p.uri}, {"version", p.version}, {"diagnostics", diags}});
+}
+
+// ---------------------------------------------------------------------------------------
+// JSON conversions
+
+json LspServer::range_json(const Range& r) const {
+  return {{"start", {{"line", r.start.line}, {"character", r.start.character}}},
+          {"end", {{"line", r.end.line}, {"character", r.end.character}}}};
+}
+
+json LspServer::diagnostic_json(const DiagnosticItem& d) const {
+  json related = json::array();
+  for (const auto& r : d.related)
+    related.push_back(
+        {{"location", {{"uri", r.uri}, {"range", range_json(r.range)}}}, {"message", r.message}});
+  json env = json::object();
+  for (const auto& [k, v] : d.env) env[k] = v;
+  json j = {
+      {"range", range_json(d.range)},
+      {"severity", static_cast<int>(d.severity)},
+      {"code", d.rule_id},
+      {"codeDescription", {{"href", d.href}}},
+      {"source", "firstfault"},
+      {"message", d.message},
+      {"data", {{"rule", d.rule_id}, {"category", d.category}, {"role", d.role}, {"env", env}}}};
+  if (!related.empty()) j["relatedInformation"] = related;
+  return j;
+}
+
+json LspServer::file_edit_json(const FileEdit& e) const {
+  return {{"documentChanges",
+           {{{"kind", "create"}, {"uri", e.uri}, {"options", {{"overwrite", true}}}},
+            {{"textDocument", {{"uri", e.uri}, {"version", nullptr}}},
+             {"edits", {{{"range", range_json({})}, {"newText", e.text}}}}}}}};
+}
+
+// ---------------------------------------------------------------------------------------
+// Features
+
+json LspServer::hover(const json& params) {
+  std::string uri = uri_of(params);
+  Position pos = position_of(member(params, "position", "position"));
+  auto h = features_.hover(uri, pos);
+  if (!h) return nullptr;
+  return {{"contents", {{"kind", "markdown"}, {"value", h->markdown}}},
+          {"range", range_json(h->range)}};
+}
+
+json LspServer::code_action(const json& params) {
+  std::string uri = uri_of(params);
+  Range range = range_of(member(params, "range", "range"));
+  json out = json::array();
+  for (const auto& a : features_.code_actions(uri, range, can_resolve_)) {
+    json diags = json::array();
+    for (const auto& d : a.diagnostics) diags.push_back(diagnostic_json(d));
+    json j = {{"title", a.title}, {"kind", a.kind}, {"diagnostics", diags}};
+    if (a.preferred) j["isPreferred"] = true;
+    if (a.resolve)
+      j["data"] = {
+          {"uri", a.resolve->uri}, {"rule", a.resolve->rule_id}, {"kind", a.resolve->kind}};
+    if (a.edit) j["edit"] = file_edit_json(*a.edit);
+    if (a.command)
+      j["command"] = {{"title", a.command->title},
+                      {"command", a.command->command},
+                      {"arguments", a.command->arguments}};
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+json LspServer::code_action_resolve(const json& params) {
+  const json& data = member(params, "data", "data");
+  ActionKey key{member(data, "uri", "data.uri").get<std::string>(),
+                member(data, "rule", "data.rule").get<std::string>(),
+                member(data, "kind", "data.kind").get<std::string>()};
+  auto edit = features_.resolve(key);
+  if (!edit) invalid_params("nothing to resolve for rule '" + key.rule_id + "'");
+  json out = params;
+  out["edit"] = file_edit_json(*edit);
+  return out;
+}
+
+json LspServer::code_lens(const json& params) {
+  std::string uri = uri_of(params);
+  json out = json::array();
+  for (const auto& l : features_.code_lenses(uri))
+    out.push_back({{"range", range_json(l.range)},
+                   {"command",
+                    {{"title", l.command.title},
+                     {"command", l.command.command},
+                     {"arguments", l.command.arguments}}}});
+  return out;
+}
+
+json LspServer::pull_diagnostics(const json& params) {
+  std::string uri = uri_of(params);
+  json items = json::array();
+  for (const auto& d : features_.diagnostics(uri)) items.push_back(diagnostic_json(d));
+  return {{"kind", "full"}, {"items", items}};
+}
+
+void LspServer::answer_pending() {
+  std::vector<Pending> ready, waiting;
+  for (auto& p : pending_) (features_.up_to_date(p.uri) ? ready : waiting).push_back(std::move(p));
+  pending_ = std::move(waiting);
+  for (auto& p : ready) handle_request(p.id, p.method, p.params);
+}
+
+}  // namespace ff::lsp
+
+// ---------------------------------------------------------------------------------------
+// Commands
+
+#if __has_include("topology/topo_report.hpp")
+#include "topology/hwloc_loader.hpp"
+#include "topology/topo_report.hpp"
+#define FF_LSP_HAS_TOPOLOGY 1
+#endif
+
+namespace ff::lsp {
+
+namespace {
+
+nlohmann::json check_topology() {
+#ifdef FF_LSP_HAS_TOPOLOGY
+  topology::CheckOptions copt;
+  copt.live = true;
+  for (const char* v : {"NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "LOCAL_RANK", "CUDA_VISIBLE_DEVICES"})
+    if (const char* val = std::getenv(v)) copt.env[v] = val;
+  auto loaded = topology::load_live();
+  if (!loaded.ok())
+    throw RpcError{kInternalError, "topology discovery failed: " + loaded.error->to_string()};
+  return topology::render_json(topology::analyze_topology(std::move(*loaded.topology), copt));
+#else
+  throw RpcError{kInternalError,
+                 "firstfault.checkTopology: the topology library is not in this build yet"};
+#endif
+}
+
+}  // namespace
+
+nlohmann::json LspServer::execute_command(const json& id, const json& params) {
+  (void)id;
+  const json& cmd = member(params, "command", "command");
+  if (!cmd.is_string()) invalid_params("command must be a string");
+  json args = params.value("arguments", json::array());
+  json first = args.is_array() && !args.empty() ? args[0] : json();
+  std::string name = cmd;
+  if (name == "firstfault.diagnoseText") {
+    std::string text;
+    if (first.is_string())
+      text = first;
+    else if (first.is_object() && first.contains("text") && first["text"].is_string())
+      text = first["text"];
+    else
+      invalid_params("firstfault.diagnoseText takes {text: string}");
+    auto a = features_.diagnose_text(text);
+    report::TextOptions to;
+    return {{"report", report::to_json(catalog_, a)}, {"text", report::to_text(catalog_, a, to)}};
+  }
+  if (name == "firstfault.report") {
+    std::string uri;
+    if (first.is_string())
+      uri = first;
+    else if (first.is_object() && first.contains("uri") && first["uri"].is_string())
+      uri = first["uri"];
+    else
+      invalid_params("firstfault.report takes {uri: string}");
+    auto md = features_.report_markdown(uri);
+    if (!md) invalid_params("firstfault.report: document not open: " + uri);
+    return {{"markdown", *md}};
+  }
+  if (name == "firstfault.checkTopology") {
+    json token = params.contains("workDoneToken") ? params["workDoneToken"] : json();
+    if (!token.is_null())
+      notify("$/progress",
+             {{"token", token},
+              {"value", {{"kind", "begin"}, {"title", "firstfault: checking topology"}}}});
+    json result;
+    std::string error;
+    try {
+      result = check_topology();
+    } catch (const RpcError& e) {
+      error = e.message;
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    if (!token.is_null())
+      notify("$/progress",
+             {{"token", token},
+              {"value", {{"kind", "end"}, {"message", error.empty() ? "done" : error}}}});
+    if (!error.empty()) throw RpcError{kInternalError, error};
+    return result;
+  }
+  if (name == "firstfault.runVerification") {
+    // The client runs it in a terminal; the server never executes commands.
+    return {{"command", first.is_string() ? first : json()}};
+  }
+  invalid_params("unknown command: " + name);
+}
+
+// ---------------------------------------------------------------------------------------
+// stdio
+
+int serve_stdio(const analysis::Catalog& catalog, const ServerOptions& options) {
+  Output out(STDOUT_FILENO);
+  LspServer* server_ptr = nullptr;
+  out.set_on_closed([&] {
+    // The client went away (EPIPE): nobody is listening, leave quietly.
+    spdlog::info("stdout closed by the client; exiting");
+    spdlog::default_logger()->flush();
+    ::_exit(server_ptr ? server_ptr->exit_code() : 1);
+  });
+  LspServer server(catalog, options, out);
+  server_ptr = &server;
+  FrameParser parser(options.max_message);
+  std::vector<Frame> frames;
+  std::vector<char> buf(1 << 16);
+  for (;;) {
+    ssize_t n = ::read(STDIN_FILENO, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    frames.clear();
+    parser.feed(std::string_view(buf.data(), static_cast<std::size_t>(n)), frames);
+    for (const auto& f : frames) server.on_frame(f);
+  }
+  if (parser.mid_message()) spdlog::warn("end of input in the middle of a message");
+  int code = server.on_eof();
+  spdlog::info("end of input; exiting with {}", code);
+  spdlog::default_logger()->flush();
+  ::_exit(code);  // worker threads may be mid-analysis: do not wait for them
+}
+
+}  // namespace ff::lsp

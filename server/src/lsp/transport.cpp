@@ -1,0 +1,196 @@
+#include "lsp/transport.hpp"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+
+namespace ff::lsp {
+
+namespace {
+
+bool iequals_prefix(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i) {
+    char a = s[i], b = prefix[i];
+    if (a >= 'A' && a <= 'Z') a = static_cast<char>(a - 'A' + 'a');
+    if (b >= 'A' && b <= 'Z') b = static_cast<char>(b - 'A' + 'a');
+    if (a != b) return false;
+  }
+  return true;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+std::size_t find_ci(std::string_view hay, std::string_view needle) {
+  for (std::size_t i = 0; i + needle.size() <= hay.size(); ++i)
+    if (iequals_prefix(hay.substr(i), needle)) return i;
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+void FrameParser::feed(std::string_view bytes, std::vector<Frame>& out) {
+  if (skip_ > 0) {
+    std::size_t n = std::min(skip_, bytes.size());
+    skip_ -= n;
+    bytes.remove_prefix(n);
+  }
+  buf_.append(bytes);
+  parse(out);
+}
+
+bool FrameParser::resync() {
+  std::size_t at = find_ci(buf_, "Content-Length:");
+  if (at == std::string_view::npos) {
+    // Keep a tail that could be the start of a split "Content-Length:".
+    if (buf_.size() > 15) buf_.erase(0, buf_.size() - 15);
+    hunting_ = true;
+    return false;
+  }
+  buf_.erase(0, at);
+  hunting_ = false;
+  return true;
+}
+
+void FrameParser::parse(std::vector<Frame>& out) {
+  for (;;) {
+    if (skip_ > 0) {
+      std::size_t n = std::min(skip_, buf_.size());
+      buf_.erase(0, n);
+      skip_ -= n;
+      if (skip_ > 0) return;
+    }
+    if (hunting_ && !resync()) return;
+    if (body_len_ != kNoBody) {
+      if (buf_.size() < body_len_) return;
+      Frame f;
+      f.body = buf_.substr(0, body_len_);
+      buf_.erase(0, body_len_);
+      body_len_ = kNoBody;
+      out.push_back(std::move(f));
+      continue;
+    }
+    // Leading blank lines between messages are tolerated.
+    std::size_t lead = 0;
+    while (lead < buf_.size() && (buf_[lead] == '\r' || buf_[lead] == '\n')) ++lead;
+    if (lead) buf_.erase(0, lead);
+    if (buf_.empty()) return;
+    // A body without header (a client sending raw JSON): report it, find the next header.
+    if (buf_.front() == '{' || buf_.front() == '[') {
+      out.push_back({Frame::Kind::kError, {}, "message without a Content-Length header"});
+      if (!resync()) return;
+      continue;
+    }
+    // The header ends at an empty line ("\r\n\r\n", tolerating bare "\n").
+    std::size_t end = std::string::npos, sep = 0;
+    for (std::size_t i = 0; i < buf_.size() && i < kMaxHeaderBytes; ++i) {
+      if (buf_[i] != '\n') continue;
+      std::size_t j = i + 1;
+      if (j < buf_.size() && buf_[j] == '\r') ++j;
+      if (j < buf_.size() && buf_[j] == '\n') {
+        end = i;
+        sep = j + 1;
+        break;
+      }
+    }
+    if (end == std::string::npos) {
+      if (buf_.size() < kMaxHeaderBytes) return;
+      out.push_back({Frame::Kind::kError, {}, "header section longer than 8 KiB"});
+      buf_.erase(0, 1);
+      if (!resync()) return;
+      continue;
+    }
+    std::string_view header(buf_.data(), end);
+    std::size_t length = kNoBody;
+    bool bad = false, garbage = false;
+    std::string problem;
+    while (!header.empty()) {
+      std::size_t nl = header.find('\n');
+      std::string_view line = trim(header.substr(0, nl));
+      header = nl == std::string_view::npos ? std::string_view() : header.substr(nl + 1);
+      if (line.empty()) continue;
+      std::size_t colon = line.find(':');
+      if (colon == std::string_view::npos) {
+        bad = true;
+        garbage = true;
+        problem = "malformed header line";
+        break;
+      }
+      std::string_view name = trim(line.substr(0, colon));
+      std::string_view value = trim(line.substr(colon + 1));
+      bool token = !name.empty();
+      for (char c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') token = false;
+      if (!token) {
+        // Not a header: the rest of a body whose Content-Length was too short, usually.
+        bad = true;
+        garbage = true;
+        problem = "malformed header line";
+        break;
+      }
+      if (iequals_prefix(name, "content-length") && name.size() == 14) {
+        std::size_t v = 0;
+        auto r = std::from_chars(value.data(), value.data() + value.size(), v);
+        if (r.ec != std::errc() || r.ptr != value.data() + value.size()) {
+          bad = true;
+          problem = "invalid Content-Length '" + std::string(value.substr(0, 40)) + "'";
+          break;
+        }
+        length = v;
+      }
+    }
+    if (!bad && length == kNoBody) {
+      bad = true;
+      problem = "header without Content-Length";
+    }
+    if (bad) {
+      out.push_back({Frame::Kind::kError, {}, problem});
+      // Garbage may hide the next real header: hunt from just after its first byte.
+      buf_.erase(0, garbage ? 1 : sep);
+      if (!resync()) return;
+      continue;
+    }
+    buf_.erase(0, sep);
+    if (length > max_) {
+      out.push_back({Frame::Kind::kError,
+                     {},
+                     "message of " + std::to_string(length) + " bytes exceeds the limit of " +
+                         std::to_string(max_) + " bytes; skipped"});
+      skip_ = length;
+      continue;
+    }
+    body_len_ = length;
+  }
+}
+
+std::string frame(std::string_view body) {
+  std::string out = "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
+  out.append(body);
+  return out;
+}
+
+bool Output::write(std::string_view body) {
+  if (closed_) return false;
+  std::string data = frame(body);
+  std::lock_guard<std::mutex> lock(mu_);
+  std::size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd_, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (!closed_.exchange(true) && on_closed_) on_closed_();
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace ff::lsp

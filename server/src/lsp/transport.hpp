@@ -1,0 +1,70 @@
+// Layer 1: JSON-RPC 2.0 framing over a byte stream (the LSP base protocol).
+//
+// FrameParser is pure (bytes in, frames out) so it can be unit-tested; StdioTransport owns
+// file descriptors 0 and 1. The parser never buffers an oversized body: a Content-Length
+// above the limit is reported and that many bytes are skipped as they arrive, so memory stays
+// bounded whatever the client sends. Broken headers are reported and the parser
+// resynchronises on the next "Content-Length:".
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ff::lsp {
+
+inline constexpr std::size_t kDefaultMaxMessage = 64u << 20;  // 64 MiB
+inline constexpr std::size_t kMaxHeaderBytes = 8192;
+
+struct Frame {
+  enum class Kind { kMessage, kError };
+  Kind kind = Kind::kMessage;
+  std::string body;   // the message body (kMessage)
+  std::string error;  // what was wrong (kError); the client gets a -32700/-32600 response
+};
+
+class FrameParser {
+ public:
+  explicit FrameParser(std::size_t max_message = kDefaultMaxMessage) : max_(max_message) {}
+
+  // Appends bytes; complete frames (and errors) are appended to `out` in stream order.
+  void feed(std::string_view bytes, std::vector<Frame>& out);
+  // True when bytes of an unfinished message are pending (for the EOF log line).
+  bool mid_message() const { return !buf_.empty() || skip_ > 0 || body_len_ != kNoBody; }
+  std::size_t buffered() const { return buf_.size(); }
+
+ private:
+  static constexpr std::size_t kNoBody = static_cast<std::size_t>(-1);
+  void parse(std::vector<Frame>& out);
+  bool resync();  // drops bytes up to the next "Content-Length:"; false if none buffered
+
+  std::size_t max_;
+  std::string buf_;
+  std::size_t body_len_ = kNoBody;  // header parsed, waiting for this many body bytes
+  std::size_t skip_ = 0;            // bytes of an oversized body still to discard
+  bool hunting_ = false;            // after an error: looking for the next header
+};
+
+std::string frame(std::string_view body);
+
+// Writes framed messages to fd 1 from any thread. A vanished client (EPIPE or any write
+// error) makes every later write a no-op and calls `on_closed` once.
+class Output {
+ public:
+  explicit Output(int fd = 1) : fd_(fd) {}
+  void set_on_closed(std::function<void()> f) { on_closed_ = std::move(f); }
+  bool write(std::string_view body);
+  bool closed() const { return closed_; }
+
+ private:
+  int fd_;
+  std::mutex mu_;
+  std::atomic<bool> closed_{false};
+  std::function<void()> on_closed_;
+};
+
+}  // namespace ff::lsp

@@ -1,0 +1,20 @@
+# $/cancelRequest: a request waiting for an analysis is cancelled with -32800; cancelling a
+# finished or unknown request changes nothing.
+send {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}
+expect {"id":1,"result":{}}
+send {"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///tmp/c.log","languageId":"log","version":1,"text":"[rank1]: RuntimeError: CUDA error: out of memory\n"}}}
+expect {"method":"textDocument/publishDiagnostics","params":{"version":1}}
+# The edit is debounced (50 ms), so the hover waits for the analysis of version 2.
+send {"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///tmp/c.log","version":2},"contentChanges":[{"text":"[rank3]: RuntimeError: CUDA error: out of memory\n"}]}}
+send {"jsonrpc":"2.0","id":2,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///tmp/c.log"},"position":{"line":0,"character":20}}}
+send {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":2}}
+expect {"id":2,"error":{"code":-32800}}
+send {"jsonrpc":"2.0","id":3,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///tmp/c.log"},"position":{"line":0,"character":20}}}
+expect {"id":3,"result":{"contents":{"value":"re:CUDA out of memory"}}}
+send {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":3}}
+send {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"never-sent"}}
+expect-none 150 {"id":3}
+send {"jsonrpc":"2.0","id":4,"method":"shutdown"}
+expect {"id":4,"result":null}
+send {"jsonrpc":"2.0","method":"exit"}
+exit 0 2000

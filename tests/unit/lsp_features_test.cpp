@@ -1,0 +1,147 @@
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "analysis/analyze.hpp"
+#include "cli/rule_set.hpp"
+#include "lsp/features.hpp"
+#include "report/report.hpp"
+
+using namespace ff;
+using namespace ff::lsp;
+
+namespace {
+
+const analysis::Catalog& catalog() {
+  static auto loaded = cli::load_catalog({});
+  return loaded.catalog;
+}
+
+std::string corpus(const std::string& name) {
+  std::ifstream in(std::string(FF_TEST_DATA) + "/../corpus/" + name + "/log.txt", std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::shared_ptr<const std::string> share(std::string s) {
+  return std::make_shared<const std::string>(std::move(s));
+}
+
+}  // namespace
+
+TEST_CASE("features: incremental edits in UTF-16 and UTF-8", "[lsp]") {
+  FeatureServer fs(catalog());
+  fs.open("file:///a.log", "log", 1, "x\xf0\x9f\x98\x80y\nsecond\n");
+  REQUIRE(fs.change("file:///a.log", 2, {{Range{{0, 3}, {0, 4}}, "Z"}}));  // replaces y
+  CHECK(*fs.text("file:///a.log") == "x\xf0\x9f\x98\x80Z\nsecond\n");
+  REQUIRE(fs.change("file:///a.log", 3,
+                    {{Range{{1, 0}, {1, 6}}, "2nd"}, {Range{{2, 0}, {2, 0}}, "third"}}));
+  CHECK(*fs.text("file:///a.log") == "x\xf0\x9f\x98\x80Z\n2nd\nthird");
+  CHECK_FALSE(fs.change("file:///a.log", 2, {{std::nullopt, "stale"}}));  // older version
+  CHECK_FALSE(fs.change("file:///never.log", 9, {{std::nullopt, "x"}}));
+  fs.set_encoding(Encoding::kUtf8);
+  REQUIRE(fs.change("file:///a.log", 4, {{Range{{0, 1}, {0, 5}}, ""}}));  // the emoji, 4 bytes
+  CHECK(*fs.text("file:///a.log") == "xZ\n2nd\nthird");
+  // Ranges past the end clamp instead of throwing.
+  REQUIRE(fs.change("file:///a.log", 5, {{Range{{90, 9}, {99, 9}}, "!"}}));
+  CHECK(*fs.text("file:///a.log") == "xZ\n2nd\nthird!");
+}
+
+TEST_CASE("features: which documents are logs", "[lsp]") {
+  CHECK(looks_like_log("file:///x/train.log", ""));
+  CHECK(looks_like_log("file:///x/slurm-1234.out", "shellscript"));
+  CHECK(looks_like_log("file:///x/job.err", ""));
+  CHECK(looks_like_log("file:///x/notes.txt", "plaintext"));
+  CHECK_FALSE(looks_like_log("file:///x/run.sh", "shellscript"));
+  CHECK(uri_to_path("file:///a%20b/c.log") == "/a b/c.log");
+  CHECK(path_to_uri("/a b/c.log") == "file:///a%20b/c.log");
+}
+
+TEST_CASE("features: appended text is re-scanned from its last line only", "[lsp]") {
+  std::string log = corpus("pytorch-20630");
+  REQUIRE(!log.empty());
+  std::string half = log.substr(0, log.size() / 2);
+  Analyzer an(catalog());
+  auto r1 = an.run({{"file:///j.log", 1, share(half)}}, {});
+  CHECK(r1.bytes_scanned == half.size());
+  auto r2 = an.run({{"file:///j.log", 2, share(log)}}, {});
+  std::size_t last_line = half.find_last_of('\n') + 1;
+  CHECK(r2.bytes_scanned == log.size() - (half.back() == '\n' ? half.size() : last_line));
+  CHECK(r2.bytes_scanned < log.size());
+  // Same answer as analysing from scratch.
+  analysis::LogInput in{"/j.log", log};
+  auto full = analysis::analyze(catalog(), std::span<const analysis::LogInput>(&in, 1));
+  CHECK(report::to_json(catalog(), r2.analysis).dump() == report::to_json(catalog(), full).dump());
+  // An edit in the middle forces a full scan.
+  std::string edited = log;
+  edited[10] = '#';
+  auto r3 = an.run({{"file:///j.log", 3, share(edited)}}, {});
+  CHECK(r3.bytes_scanned == edited.size());
+}
+
+TEST_CASE("features: diagnostics, hover, actions and lenses on a corpus log", "[lsp]") {
+  FeatureServer fs(catalog());
+  fs.open("file:///job/log.txt", "plaintext", 1, corpus("funasr-2006"));
+  fs.open("file:///job/run.sh", "shellscript", 1, "export NCCL_IB_HCA=^=mlx5_1\n");
+  CHECK_FALSE(fs.up_to_date("file:///job/log.txt"));
+  Analyzer an(catalog());
+  auto run = std::make_shared<AnalysisRun>(an.run(fs.log_snapshot(), fs.analyzer_options()));
+  auto pubs = fs.accept(run);
+  REQUIRE(pubs.size() == 1);
+  CHECK(fs.up_to_date("file:///job/log.txt"));
+  const auto& items = pubs[0].items;
+  REQUIRE(!items.empty());
+  CHECK(items[0].severity == Severity::kError);
+  CHECK(items[0].rule_id == "cuda-out-of-memory");
+  CHECK(items[0].href == "docs/catalog.md#cuda-out-of-memory");
+  CHECK(items[0].related.size() == items.size() - 1);
+
+  auto h = fs.hover("file:///job/log.txt", {0, 20});
+  REQUIRE(h);
+  CHECK(h->markdown.find("- [x]") != std::string::npos);
+  auto v = fs.hover("file:///job/run.sh", {0, 12});
+  REQUIRE(v);
+  CHECK(v->markdown.find("NCCL_IB_HCA") != std::string::npos);
+  CHECK(v->range == Range{{0, 7}, {0, 18}});
+  CHECK_FALSE(fs.hover("file:///job/run.sh", {5, 0}));
+
+  auto actions = fs.code_actions("file:///job/log.txt", {{0, 0}, {0, 0}}, true);
+  REQUIRE(!actions.empty());
+  CHECK(actions[0].preferred);
+  REQUIRE(actions[0].resolve);
+  auto edit = fs.resolve(*actions[0].resolve);
+  REQUIRE(edit);
+  CHECK(edit->uri == "file:///job/firstfault-fix.sh");
+  CHECK(edit->text.find("export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n") !=
+        std::string::npos);
+  auto lenses = fs.code_lenses("file:///job/log.txt");
+  REQUIRE(lenses.size() == 1);
+  CHECK(lenses[0].command.command == "firstfault.runVerification");
+
+  // A run for an older version is stale and dropped.
+  REQUIRE(fs.change("file:///job/log.txt", 2, {{std::nullopt, "nothing\n"}}));
+  CHECK(fs.accept(run).empty());
+}
+
+namespace {
+struct FakeBinding : BindingEditProvider {
+  std::optional<FileEdit> binding_edit(const analysis::Rule&, const analysis::Analysis&,
+                                       const std::string&) override {
+    return FileEdit{"file:///job/bind.sh", "export NCCL_IB_HCA==mlx5_0:1\n"};
+  }
+};
+}  // namespace
+
+TEST_CASE("features: the NCCL_IB_HCA binding seam adds its edit", "[lsp]") {
+  FeatureServer fs(catalog());
+  fs.set_binding_provider(std::make_shared<FakeBinding>());
+  fs.open("file:///job/log.txt", "plaintext", 1, corpus("funasr-2006"));
+  Analyzer an(catalog());
+  fs.accept(std::make_shared<AnalysisRun>(an.run(fs.log_snapshot(), fs.analyzer_options())));
+  auto actions = fs.code_actions("file:///job/log.txt", {{0, 0}, {0, 0}}, false);
+  bool found = false;
+  for (const auto& a : actions)
+    if (a.edit && a.edit->uri == "file:///job/bind.sh") found = true;
+  CHECK(found);
+}
