@@ -44,6 +44,10 @@ struct Catalog::Impl {
   bool any = false;
   std::vector<std::string> set_patterns;  // every pattern added to `set`, in Set order
 
+  std::once_flag set_once;
+  bool set_ok = false;
+  const RE2::Set* get_set();
+
   std::once_flag prefilter_once;
   std::unique_ptr<Prefilter> prefilter;
   std::atomic<bool> prefilter_built{false};
@@ -59,42 +63,49 @@ Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* err
   auto report = [&](const Rule& r, std::string field, std::string msg) {
     if (errors) errors->push_back({r.origin, r.id, std::move(field), std::move(msg)});
   };
-  // First pass: drop rules with any pattern that does not compile, so a broken rule never
-  // contributes half of its patterns.
+  // Compile every pattern once; a rule with any pattern that does not compile is dropped
+  // whole, so a broken rule never contributes half of its patterns.
+  struct Compiled {
+    std::vector<std::unique_ptr<RE2>> patterns, excludes;
+    std::vector<std::vector<std::unique_ptr<RE2>>> evidence;
+  };
   std::vector<Rule> ok;
+  std::vector<Compiled> compiled;
   for (auto& r : rules) {
     bool good = !r.patterns.empty();
     if (!good) report(r, "patterns", "a rule needs at least one pattern");
+    Compiled c;
     auto try_compile = [&](const std::string& pat, const std::string& field) {
-      RE2 re(pat, pattern_options());
-      if (!re.ok()) {
-        report(r, field, re.error());
+      auto re = std::make_unique<RE2>(pat, pattern_options());
+      if (!re->ok()) {
+        report(r, field, re->error());
         good = false;
       }
+      return re;
     };
     for (std::size_t i = 0; i < r.patterns.size(); ++i)
-      try_compile(r.patterns[i], "patterns[" + std::to_string(i) + "]");
+      c.patterns.push_back(try_compile(r.patterns[i], "patterns[" + std::to_string(i) + "]"));
     for (std::size_t i = 0; i < r.exclude.size(); ++i)
-      try_compile(r.exclude[i], "exclude[" + std::to_string(i) + "]");
-    for (std::size_t c = 0; c < r.checks.size(); ++c)
-      for (std::size_t e = 0; e < r.checks[c].evidence.size(); ++e)
-        try_compile(r.checks[c].evidence[e],
-                    "checks[" + std::to_string(c) + "].evidence[" + std::to_string(e) + "]");
-    if (good) ok.push_back(std::move(r));
+      c.excludes.push_back(try_compile(r.exclude[i], "exclude[" + std::to_string(i) + "]"));
+    for (std::size_t k = 0; k < r.checks.size(); ++k) {
+      c.evidence.emplace_back();
+      for (std::size_t e = 0; e < r.checks[k].evidence.size(); ++e)
+        c.evidence.back().push_back(try_compile(
+            r.checks[k].evidence[e], "checks[" + std::to_string(k) + "].evidence[" + std::to_string(e) + "]"));
+    }
+    if (good) {
+      ok.push_back(std::move(r));
+      compiled.push_back(std::move(c));
+    }
   }
   cat.rules_ = std::move(ok);
   auto& impl = *cat.impl_;
   impl.excludes.resize(cat.rules_.size());
   for (std::size_t ri = 0; ri < cat.rules_.size(); ++ri) {
     const Rule& r = cat.rules_[ri];
+    Compiled& c = compiled[ri];
     for (std::size_t pi = 0; pi < r.patterns.size(); ++pi) {
-      std::string err;
-      int idx = impl.set.Add(r.patterns[pi], &err);
-      if (idx < 0) {
-        report(r, "patterns[" + std::to_string(pi) + "]", err);
-        continue;
-      }
-      CompiledPattern cp{ri, pi, std::make_unique<RE2>(r.patterns[pi], pattern_options()), {}};
+      CompiledPattern cp{ri, pi, std::move(c.patterns[pi]), {}};
       for (const auto& [name, group] : cp.re->NamedCapturingGroups())
         cp.groups.emplace_back(group, name);
       impl.entries.push_back({impl.patterns.size(), ri, std::string::npos, nullptr});
@@ -102,25 +113,28 @@ Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* err
       impl.patterns.push_back(std::move(cp));
       impl.any = true;
     }
-    for (const auto& ex : r.exclude)
-      impl.excludes[ri].push_back(std::make_unique<RE2>(ex, pattern_options()));
-    for (std::size_t ci = 0; ci < r.checks.size(); ++ci) {
-      for (const auto& ev : r.checks[ci].evidence) {
-        std::string err;
-        if (impl.set.Add(ev, &err) >= 0) {
-          impl.entries.push_back(
-              {std::string::npos, ri, ci, std::make_unique<RE2>(ev, pattern_options())});
-          impl.set_patterns.push_back(ev);
-          impl.any = true;
-        }
+    impl.excludes[ri] = std::move(c.excludes);
+    for (std::size_t ci = 0; ci < r.checks.size(); ++ci)
+      for (std::size_t e = 0; e < r.checks[ci].evidence.size(); ++e) {
+        impl.entries.push_back({std::string::npos, ri, ci, std::move(c.evidence[ci][e])});
+        impl.set_patterns.push_back(r.checks[ci].evidence[e]);
+        impl.any = true;
       }
-    }
-  }
-  if (impl.any && !impl.set.Compile()) {
-    if (errors) errors->push_back({"", "", "", "the rule set exceeds RE2's memory budget"});
-    impl.any = false;
   }
   return cat;
+}
+
+const RE2::Set* Catalog::Impl::get_set() {
+  // Built on first use: with a prefilter, only lines with escapes or control bytes need
+  // the whole set, and start-up should not pay for it.
+  std::call_once(set_once, [this] {
+    for (const auto& p : set_patterns) {
+      std::string err;
+      if (set.Add(p, &err) < 0) return;
+    }
+    set_ok = set.Compile();
+  });
+  return set_ok ? &set : nullptr;
 }
 
 const Rule* Catalog::find(std::string_view id) const {
@@ -165,7 +179,15 @@ void Catalog::match(std::string_view line, std::vector<PatternHit>& out,
   if (!impl_->any) return;
   scratch.clear();
   re2::StringPiece text(line.data(), line.size());
-  if (!impl_->set.Match(text, &scratch)) return;
+  const RE2::Set* set = impl_->get_set();
+  if (!set) {
+    // The set could not be built (RE2's memory budget): try every entry on its own.
+    scratch.resize(impl_->entries.size());
+    for (std::size_t i = 0; i < scratch.size(); ++i) scratch[i] = static_cast<int>(i);
+    resolve(line, scratch, out, checks, true);
+    return;
+  }
+  if (!set->Match(text, &scratch)) return;
   std::sort(scratch.begin(), scratch.end());
   resolve(line, scratch, out, checks, false);
 }

@@ -159,7 +159,7 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
 
   const Prefilter* pf = nullptr;
   if (strategy == ScanStrategy::kPrefilter ||
-      (strategy == ScanStrategy::kAuto && text.size() >= 64 * 1024 &&
+      (strategy == ScanStrategy::kAuto &&
        (text.size() >= kPrefilterMinBytes || catalog.prefilter_ready())))
     pf = catalog.prefilter();
   std::optional<Prefilter::Session> session;

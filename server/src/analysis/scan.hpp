@@ -27,9 +27,9 @@ struct ScanState {
   void truncate(std::size_t file, std::size_t line);
 };
 
-// Inputs at least this large are scanned through the catalog's whole-buffer prefilter
-// (building it costs about 0.1 s once); smaller ones line by line, unless the prefilter is
-// already built.
+// With the strategy "auto", an input goes through the catalog's whole-buffer prefilter when
+// the prefilter is already built (the CLI adopts one compiled at build time), or when the
+// input is at least this large (building one costs about 0.1 s); otherwise line by line.
 inline constexpr std::size_t kPrefilterMinBytes = std::size_t{24} << 20;
 
 // Scans the part [base, end) of one input (index `file`) whose first line is line number
