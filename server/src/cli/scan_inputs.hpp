@@ -12,7 +12,7 @@ namespace ff::cli {
 
 struct ScanOptions {
   unsigned threads = 0;                      // 0: one per core
-  std::size_t window = std::size_t{64} << 20;  // bytes scanned between releases of memory
+  std::size_t window = std::size_t{16} << 20;  // bytes scanned between releases of memory
   analysis::ScanStrategy strategy = analysis::ScanStrategy::kAuto;
 };
 
