@@ -1,14 +1,17 @@
 #!/bin/bash
-# Runs every test: the unit, corpus, rule, CLI, topology and language-server tests in the
-# normal build, then the same suite in an AddressSanitizer + UBSan build.
-# Options: --no-sanitize skips the sanitizer build (quicker local runs).
+# Runs every test: the unit, corpus, rule, CLI, topology, fix, hostile-input and
+# language-server tests in the normal build, the same suite in an AddressSanitizer + UBSan
+# build, then each libFuzzer target for a bounded time.
+# Options: --no-sanitize skips the sanitizer build, --no-fuzz the fuzzing (quicker runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sanitize=1
+fuzz=1
 for a in "$@"; do
   case "$a" in
     --no-sanitize) sanitize=0 ;;
-    *) echo "usage: tools/test.sh [--no-sanitize]" >&2; exit 2 ;;
+    --no-fuzz) fuzz=0 ;;
+    *) echo "usage: tools/test.sh [--no-sanitize] [--no-fuzz]" >&2; exit 2 ;;
   esac
 done
 jobs=$(nproc)
@@ -24,4 +27,7 @@ if [ "$sanitize" = 1 ]; then
   HWLOC_PLUGINS_PATH=/nonexistent \
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j"$jobs" --timeout 600
+fi
+if [ "$fuzz" = 1 ]; then
+  bash fuzz/run.sh "${FF_FUZZ_SECONDS:-20}"
 fi

@@ -53,12 +53,12 @@ void diff_middle(const std::vector<DLine>& a, const std::vector<DLine>& b, std::
     if (i < n && j < m && a[a0 + i] == b[b0 + j]) {
       out.push_back({Op::Keep, a0 + i, b0 + j});
       ++i, ++j;
-    } else if (j < m && (i == n || L[i][j + 1] >= L[i + 1][j])) {
-      out.push_back({Op::Add, a0 + i, b0 + j});
-      ++j;
-    } else {
+    } else if (i < n && (j == m || L[i + 1][j] >= L[i][j + 1])) {
       out.push_back({Op::Del, a0 + i, b0 + j});
       ++i;
+    } else {
+      out.push_back({Op::Add, a0 + i, b0 + j});
+      ++j;
     }
   }
 }
@@ -126,9 +126,12 @@ std::string unified_diff(std::string_view at, std::string_view bt, const std::st
     out += "@@ -" + range(a_start, na) + " +" + range(b_start, nb) + " @@\n";
     for (std::size_t s = start; s < end; ++s) {
       const Step& st = steps[s];
-      if (st.op == Op::Keep) put_line(out, ' ', a[st.ai]);
-      else if (st.op == Op::Del) put_line(out, '-', a[st.ai]);
-      else put_line(out, '+', b[st.bi]);
+      if (st.op == Op::Keep)
+        put_line(out, ' ', a[st.ai]);
+      else if (st.op == Op::Del)
+        put_line(out, '-', a[st.ai]);
+      else
+        put_line(out, '+', b[st.bi]);
     }
     k = end;
   }

@@ -50,8 +50,10 @@ std::string with_eol(std::string_view text, std::string_view eol) {
   if (eol == "\n") return std::string(text);
   std::string out;
   for (char c : text) {
-    if (c == '\n') out += eol;
-    else out += c;
+    if (c == '\n')
+      out += eol;
+    else
+      out += c;
   }
   return out;
 }
@@ -77,8 +79,10 @@ std::string_view leading_space(std::string_view line) {
 }
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 

@@ -35,7 +35,8 @@ struct WorkspaceEdit {
 
 // Applies non-overlapping edits (any order) to `text`. Overlapping edits: the later one in
 // begin order is dropped and false is returned through `ok` when given.
-std::string apply_text_edits(std::string_view text, std::vector<TextEdit> edits, bool* ok = nullptr);
+std::string apply_text_edits(std::string_view text, std::vector<TextEdit> edits,
+                             bool* ok = nullptr);
 
 // The smallest edit list that turns `before` into `after`: one edit covering the changed
 // middle (common prefix and suffix kept), or none when the texts are equal.
@@ -55,7 +56,8 @@ std::vector<Line> split_lines(std::string_view text);
 std::string_view leading_space(std::string_view line);
 std::string_view trim(std::string_view s);
 
-// Marker comments around generated blocks: "# >>> firstfault:<id> >>>" ... "# <<< firstfault:<id> <<<".
+// Marker comments around generated blocks: "# >>> firstfault:<id> >>>" ... "# <<< firstfault:<id>
+// <<<".
 std::string begin_marker(std::string_view id);
 std::string end_marker(std::string_view id);
 struct BlockRange {

@@ -1,10 +1,10 @@
 #include "fix/engine.hpp"
 
-#include "fix/shell_parse.hpp"
-
 #include <algorithm>
 #include <map>
 #include <set>
+
+#include "fix/shell_parse.hpp"
 
 namespace ff::fix {
 
@@ -12,36 +12,53 @@ namespace {
 
 // Rules about the GPU-NIC path that are not in category gdr.
 const std::set<std::string> kBindingRules = {
-    "nccl-ib-hca-prefix", "ib-modify-qp-failed", "gdr-disabled-distance", "gdr-disabled-for-hca",
-    "nccl-channel-no-gdrdma", "ib-incompatible-devices", "ib-no-device", "ib-rail-mismatch",
-    "nccl-topo-degraded"};
+    "nccl-ib-hca-prefix",   "ib-modify-qp-failed",    "gdr-disabled-distance",
+    "gdr-disabled-for-hca", "nccl-channel-no-gdrdma", "ib-incompatible-devices",
+    "ib-no-device",         "ib-rail-mismatch",       "nccl-topo-degraded"};
 
 // Variables whose setting costs something; said with the fix.
 const std::map<std::string, std::string> kCosts = {
-    {"NCCL_P2P_DISABLE", "NCCL_P2P_DISABLE costs bandwidth: GPU-to-GPU traffic goes through host memory. Fix the IOMMU/ACS setting (iommu=pt, ACS off on the PCIe switches) and remove it again."},
-    {"NCCL_P2P_LEVEL", "NCCL_P2P_LEVEL limits direct GPU-to-GPU paths and costs bandwidth on the paths it excludes; prefer fixing IOMMU/ACS."},
-    {"NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_LEVEL=0 turns GPUDirect RDMA off: network traffic is staged through host memory."},
-    {"CUDA_LAUNCH_BLOCKING", "CUDA_LAUNCH_BLOCKING=1 serialises kernels; use it to find the failing kernel, not in production."},
-    {"NCCL_CUMEM_ENABLE", "NCCL_CUMEM_ENABLE=0 is a workaround for an NCCL bug; upgrade NCCL and remove it."},
-    {"NCCL_IB_QPS_PER_CONNECTION", "fewer queue pairs per connection can lower bandwidth on some fabrics."},
+    {"NCCL_P2P_DISABLE",
+     "NCCL_P2P_DISABLE costs bandwidth: GPU-to-GPU traffic goes through host memory. Fix the "
+     "IOMMU/ACS setting (iommu=pt, ACS off on the PCIe switches) and remove it again."},
+    {"NCCL_P2P_LEVEL",
+     "NCCL_P2P_LEVEL limits direct GPU-to-GPU paths and costs bandwidth on the paths it excludes; "
+     "prefer fixing IOMMU/ACS."},
+    {"NCCL_NET_GDR_LEVEL",
+     "NCCL_NET_GDR_LEVEL=0 turns GPUDirect RDMA off: network traffic is staged through host "
+     "memory."},
+    {"CUDA_LAUNCH_BLOCKING",
+     "CUDA_LAUNCH_BLOCKING=1 serialises kernels; use it to find the failing kernel, not in "
+     "production."},
+    {"NCCL_CUMEM_ENABLE",
+     "NCCL_CUMEM_ENABLE=0 is a workaround for an NCCL bug; upgrade NCCL and remove it."},
+    {"NCCL_IB_QPS_PER_CONNECTION",
+     "fewer queue pairs per connection can lower bandwidth on some fabrics."},
 };
 
-bool placeholder(const std::string& v) { return v.find('<') != std::string::npos; }
+bool placeholder(const std::string& v) {
+  return v.find('<') != std::string::npos;
+}
 
 std::string default_verify_command() {
-  return "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET <your launch command> 2>&1 | grep -E 'NET/IB : Using|via NET/IB'";
+  return "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET <your launch command> 2>&1 | grep -E 'NET/IB "
+         ": Using|via NET/IB'";
 }
 
 }  // namespace
 
 bool wants_binding(const analysis::Rule& rule) {
   if (rule.category == "gdr" || kBindingRules.count(rule.id)) return true;
-  return std::any_of(rule.fix.env.begin(), rule.fix.env.end(), [](const auto& p) { return p.first == "NCCL_IB_HCA"; });
+  return std::any_of(rule.fix.env.begin(), rule.fix.env.end(),
+                     [](const auto& p) { return p.first == "NCCL_IB_HCA"; });
 }
 
-bool wants_shm(const analysis::Rule& rule) { return rule.category == "shm"; }
+bool wants_shm(const analysis::Rule& rule) {
+  return rule.category == "shm";
+}
 
-std::vector<const analysis::Rule*> rules_to_fix(const analysis::Catalog& catalog, const analysis::Analysis& a) {
+std::vector<const analysis::Rule*> rules_to_fix(const analysis::Catalog& catalog,
+                                                const analysis::Analysis& a) {
   std::vector<const analysis::Rule*> out;
   auto push = [&](std::size_t ev) {
     if (ev >= a.events.size()) return;
@@ -69,20 +86,24 @@ std::vector<FixAction> fixes_for_rule(const analysis::Rule& rule, const FixReque
     FixAction a;
     a.rule = rule.id;
     a.kind = "nccl-ib-hca-binding";
-    verify(a, default_verify_command(),
-           "every channel line goes via NET/IB/<n>/GDRDMA on the NIC of its rank's row (NUMA-local)");
+    verify(
+        a, default_verify_command(),
+        "every channel line goes via NET/IB/<n>/GDRDMA on the NIC of its rank's row (NUMA-local)");
     if (!rule.verify.command.empty() || !rule.verify.expect.empty())
       a.notes.push_back("also check: " + default_verify_command() +
                         " shows each rank's channels via NET/IB/<n>/GDRDMA on its own NIC");
     if (!req.binding || !req.binding->usable()) {
       a.title = "Bind each rank to its NUMA-local HCA (needs the node's topology)";
-      a.notes.push_back(req.binding_missing.empty()
-                            ? "no topology with GPUs and NICs; export one from a GPU node: lstopo --of xml node.xml, or nvidia-smi topo -m > topo.txt, and pass it with --topology"
-                            : req.binding_missing);
+      a.notes.push_back(
+          req.binding_missing.empty()
+              ? "no topology with GPUs and NICs; export one from a GPU node: lstopo --of xml "
+                "node.xml, or nvidia-smi topo -m > topo.txt, and pass it with --topology"
+              : req.binding_missing);
       out.push_back(std::move(a));
     } else {
       const BindingTable& b = *req.binding;
-      a.title = "Bind each local rank to its NUMA-local HCA with exact NCCL_IB_HCA (" + b.source + ")";
+      a.title =
+          "Bind each local rank to its NUMA-local HCA with exact NCCL_IB_HCA (" + b.source + ")";
       a.notes.push_back("topology: " + b.source);
       bool shell_done = false, need_wrapper = false;
       for (const auto& f : req.files) {
@@ -108,9 +129,11 @@ std::vector<FixAction> fixes_for_rule(const analysis::Rule& rule, const FixReque
       }
       if (!shell_done) {
         need_wrapper = true;
-        a.notes.push_back("no launch file was given (or none has a launch line); put the wrapper in front of the program every rank runs: srun ... " +
-                          req.wrapper_ref + " python train.py, mpirun ... " + req.wrapper_ref +
-                          " ./app, torchrun --no-python ... " + req.wrapper_ref + " python train.py");
+        a.notes.push_back(
+            "no launch file was given (or none has a launch line); put the wrapper in front of the "
+            "program every rank runs: srun ... " +
+            req.wrapper_ref + " python train.py, mpirun ... " + req.wrapper_ref +
+            " ./app, torchrun --no_python ... " + req.wrapper_ref + " python train.py");
       }
       if (need_wrapper) {
         FileEdit w;
@@ -137,11 +160,14 @@ std::vector<FixAction> fixes_for_rule(const analysis::Rule& rule, const FixReque
         value = req.binding->socket_ifname;
         e.notes.push_back("NCCL_SOCKET_IFNAME from the topology's NIC interfaces: " + value);
       }
-    } else if (k == "GLOO_SOCKET_IFNAME" && placeholder(v) && req.binding && !req.binding->socket_ifname.empty()) {
+    } else if (k == "GLOO_SOCKET_IFNAME" && placeholder(v) && req.binding &&
+               !req.binding->socket_ifname.empty()) {
       value = req.binding->socket_ifname;
     }
     if (placeholder(value)) {
-      std::string hint = k == "NCCL_IB_GID_INDEX" ? " (run show_gids on the node and take the RoCE v2 index of the port)" : "";
+      std::string hint = k == "NCCL_IB_GID_INDEX"
+                             ? " (run show_gids on the node and take the RoCE v2 index of the port)"
+                             : "";
       e.notes.push_back("set " + k + " yourself: " + v + hint);
       continue;
     }
@@ -186,17 +212,27 @@ std::vector<FixAction> fixes_for_rule(const analysis::Rule& rule, const FixReque
     for (const auto& f : req.files) {
       GenResult r;
       switch (detect_file_kind(f.path, f.text)) {
-        case FileKind::Shell: r = docker_shm_edits(f.text, req.shm_size); break;
-        case FileKind::Compose: r = compose_shm_edits(f.text, req.shm_size); break;
-        case FileKind::Kubernetes: r = k8s_shm_edits(f.text, req.shm_size); break;
-        default: break;
+        case FileKind::Shell:
+          r = docker_shm_edits(f.text, req.shm_size);
+          break;
+        case FileKind::Compose:
+          r = compose_shm_edits(f.text, req.shm_size);
+          break;
+        case FileKind::Kubernetes:
+          r = k8s_shm_edits(f.text, req.shm_size);
+          break;
+        default:
+          break;
       }
       if (!r.edits.empty()) s.edit.files.push_back({f.path, false, "", false, r.edits});
       for (auto& n : r.notes) s.notes.push_back(f.path + ": " + n);
     }
     if (s.edit.empty())
-      s.notes.push_back("no docker run line, compose file or pod spec among the files: start the container with --shm-size=" + req.shm_size +
-                        " (compose: shm_size, Kubernetes: an emptyDir with medium: Memory mounted at /dev/shm)");
+      s.notes.push_back(
+          "no docker run line, compose file or pod spec among the files: start the container with "
+          "--shm-size=" +
+          req.shm_size +
+          " (compose: shm_size, Kubernetes: an emptyDir with medium: Memory mounted at /dev/shm)");
     out.push_back(std::move(s));
   }
   return out;
@@ -209,7 +245,8 @@ FixPlan plan_fixes(const std::vector<const analysis::Rule*>& rules, const FixReq
   std::vector<std::string> created_order;
   for (const auto* rule : rules) {
     auto actions = fixes_for_rule(*rule, cur);
-    if (actions.empty()) plan.notes.push_back(rule->id + ": no quick fix; see the diagnosis' steps");
+    if (actions.empty())
+      plan.notes.push_back(rule->id + ": no quick fix; see the diagnosis' steps");
     for (auto& a : actions) {
       // Apply to the current texts so the next fix sees them.
       for (const auto& fe : a.edit.files) {

@@ -27,8 +27,8 @@ void comment(std::string& out, const std::string& prefix, const std::string& tex
 }  // namespace
 
 int run_fix(const analysis::Catalog& catalog, const analysis::Analysis& analysis,
-            const std::vector<std::pair<std::string, std::string_view>>& logs, const FixCliOptions& o,
-            std::string& out, std::string& err) {
+            const std::vector<std::pair<std::string, std::string_view>>& logs,
+            const FixCliOptions& o, std::string& out, std::string& err) {
   std::error_code ec;
   std::string ws = o.workspace.empty() ? fs::current_path(ec).string() : o.workspace;
   if (!fs::is_directory(ws, ec)) {
@@ -69,7 +69,8 @@ int run_fix(const analysis::Catalog& catalog, const analysis::Analysis& analysis
     out += "# firstfault --fix: nothing to fix (no failure found)\n";
     return 0;
   }
-  bool need_topology = std::any_of(rules.begin(), rules.end(), [](const analysis::Rule* r) { return wants_binding(*r); });
+  bool need_topology = std::any_of(rules.begin(), rules.end(),
+                                   [](const analysis::Rule* r) { return wants_binding(*r); });
   if (need_topology) {
     TopologyInputs ti;
     ti.logs = logs;
@@ -125,7 +126,8 @@ int run_fix(const analysis::Catalog& catalog, const analysis::Analysis& analysis
     diff += unified_diff(lf->text, apply_text_edits(lf->text, fe.edits), "a/" + name, "b/" + name);
     to_write.files.push_back(fe);
   }
-  if (diff.empty()) comment(out, "", "no changes: the launch files already have these fixes");
+  if (diff.empty())
+    comment(out, "", "no changes to the files (already applied, or see the notes above)");
   out += diff;
   if (o.apply && !to_write.empty()) {
     if (!apply_workspace_edit(root.string(), to_write, err)) return 2;

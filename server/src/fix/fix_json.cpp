@@ -26,9 +26,14 @@ nlohmann::json to_json(const WorkspaceEdit& e) {
 }
 
 nlohmann::json to_json(const FixAction& a) {
-  return {{"schema", "firstfault.fix/1"}, {"rule", a.rule},          {"kind", a.kind},
-          {"title", a.title},             {"files", to_json(a.edit)}, {"notes", a.notes},
-          {"warnings", a.warnings},       {"verify", {{"command", a.verify_command}, {"expect", a.verify_expect}}}};
+  return {{"schema", "firstfault.fix/1"},
+          {"rule", a.rule},
+          {"kind", a.kind},
+          {"title", a.title},
+          {"files", to_json(a.edit)},
+          {"notes", a.notes},
+          {"warnings", a.warnings},
+          {"verify", {{"command", a.verify_command}, {"expect", a.verify_expect}}}};
 }
 
 }  // namespace ff::fix

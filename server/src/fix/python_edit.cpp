@@ -8,7 +8,8 @@ namespace ff::fix {
 
 namespace {
 
-void add(std::vector<TextEdit>& edits, std::string_view text, std::size_t b, std::size_t e, std::string repl) {
+void add(std::vector<TextEdit>& edits, std::string_view text, std::size_t b, std::size_t e,
+         std::string repl) {
   if (text.substr(b, e - b) == repl) return;
   edits.push_back({b, e, std::move(repl)});
 }
@@ -48,7 +49,8 @@ std::size_t init_line(const std::vector<Line>& lines) {
 bool has_import_os(const std::vector<Line>& lines) {
   static const std::regex re(R"(^import\s+(.*,\s*)?os\s*(,.*)?(#.*)?$)");
   for (const auto& l : lines)
-    if (std::regex_match(std::string(trim(l.text)), re) && leading_space(l.text).empty()) return true;
+    if (std::regex_match(std::string(trim(l.text)), re) && leading_space(l.text).empty())
+      return true;
   return false;
 }
 
@@ -59,8 +61,10 @@ std::size_t import_pos(std::string_view text, const std::vector<Line>& lines) {
   for (const auto& l : lines) {
     if (!leading_space(l.text).empty()) continue;
     auto t = l.text;
-    if (t.substr(0, 23) == "from __future__ import ") after_future = l.next;
-    else if ((t.substr(0, 7) == "import " || t.substr(0, 5) == "from ")) return after_future == std::string::npos ? l.begin : after_future;
+    if (t.substr(0, 23) == "from __future__ import ")
+      after_future = l.next;
+    else if ((t.substr(0, 7) == "import " || t.substr(0, 5) == "from "))
+      return after_future == std::string::npos ? l.begin : after_future;
   }
   if (after_future != std::string::npos) return after_future;
   std::size_t i = 0;
@@ -81,8 +85,9 @@ std::size_t import_pos(std::string_view text, const std::vector<Line>& lines) {
 }
 
 // Inserts (or replaces) the block with id `id` before init_process_group(.
-GenResult python_block(std::string_view text, std::string_view id,
-                       const std::function<std::string(const std::string& ind, const std::string& unit)>& body) {
+GenResult python_block(
+    std::string_view text, std::string_view id,
+    const std::function<std::string(const std::string& ind, const std::string& unit)>& body) {
   GenResult res;
   const std::string eol = line_ending(text);
   auto lines = split_lines(text);
@@ -113,7 +118,8 @@ GenResult python_block(std::string_view text, std::string_view id,
     if (p == text.size() && !text.empty() && text.back() != '\n') imp = "\n" + imp;
     res.edits.push_back({p, p, with_eol(imp, eol)});
   }
-  std::stable_sort(res.edits.begin(), res.edits.end(), [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
+  std::stable_sort(res.edits.begin(), res.edits.end(),
+                   [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
   return res;
 }
 
@@ -122,7 +128,8 @@ GenResult python_block(std::string_view text, std::string_view id,
 GenResult python_binding_edits(std::string_view text, const BindingTable& b) {
   if (!b.usable()) return {};
   auto res = python_block(text, kHcaBlock, [&](const std::string& ind, const std::string& unit) {
-    std::string s = ind + "# One NIC per local rank, exact match with port; from " + b.source + ".\n";
+    std::string s =
+        ind + "# One NIC per local rank, exact match with port; from " + b.source + ".\n";
     s += ind + "# Every local rank started by torchrun shares one environment, so pick it here.\n";
     s += ind + "_ff_hca = {";
     bool first = true;
@@ -137,16 +144,19 @@ GenResult python_binding_edits(std::string_view text, const BindingTable& b) {
     return s;
   });
   // Other assignments of NCCL_IB_HCA would fight the block.
-  static const std::regex assign(R"(^\s*os\.environ(\[\s*['"]NCCL_IB_HCA['"]\s*\]\s*=|\.setdefault\(\s*['"]NCCL_IB_HCA['"]))");
+  static const std::regex assign(
+      R"(^\s*os\.environ(\[\s*['"]NCCL_IB_HCA['"]\s*\]\s*=|\.setdefault\(\s*['"]NCCL_IB_HCA['"]))");
   auto lines = split_lines(text);
   for (std::size_t i = 0; i < lines.size(); ++i) {
     std::string l(lines[i].text);
     if (!std::regex_search(l, assign) || in_block(lines, i)) continue;
     std::string ind(leading_space(l));
     res.edits.push_back({lines[i].begin, lines[i].end,
-                         ind + "pass  # firstfault: the NCCL_IB_HCA block sets this per rank: " + std::string(trim(l))});
+                         ind + "pass  # firstfault: the NCCL_IB_HCA block sets this per rank: " +
+                             std::string(trim(l))});
   }
-  std::stable_sort(res.edits.begin(), res.edits.end(), [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
+  std::stable_sort(res.edits.begin(), res.edits.end(),
+                   [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
   return res;
 }
 
@@ -156,18 +166,22 @@ GenResult python_env_edits(std::string_view text, const EnvList& env) {
   EnvList vars;
   BlockRange br;
   if (find_block(text, kEnvBlock, br)) {
-    static const std::regex kv(R"re(os\.environ\["([A-Za-z_][A-Za-z0-9_]*)"\] = "((?:[^"\\]|\\.)*)")re");
+    static const std::regex kv(
+        R"re(os\.environ\["([A-Za-z_][A-Za-z0-9_]*)"\] = "((?:[^"\\]|\\.)*)")re");
     std::string blk(text.substr(br.begin, br.end - br.begin));
     for (std::sregex_iterator it(blk.begin(), blk.end(), kv), e; it != e; ++it) {
       std::string v, raw = (*it)[2];
-      for (std::size_t i = 0; i < raw.size(); ++i) v += raw[i] == '\\' && i + 1 < raw.size() ? raw[++i] : raw[i];
+      for (std::size_t i = 0; i < raw.size(); ++i)
+        v += raw[i] == '\\' && i + 1 < raw.size() ? raw[++i] : raw[i];
       vars.emplace_back((*it)[1], v);
     }
   }
   for (const auto& [k, v] : env) {
     auto it = std::find_if(vars.begin(), vars.end(), [&](const auto& p) { return p.first == k; });
-    if (it != vars.end()) it->second = v;
-    else vars.emplace_back(k, v);
+    if (it != vars.end())
+      it->second = v;
+    else
+      vars.emplace_back(k, v);
   }
   return python_block(text, kEnvBlock, [&](const std::string& ind, const std::string&) {
     std::string s = ind + "# Set by firstfault analyze --fix, before NCCL reads them.\n";

@@ -10,7 +10,9 @@ namespace ff::fix {
 
 namespace {
 
-bool blank(char c) { return c == ' ' || c == '\t'; }
+bool blank(char c) {
+  return c == ' ' || c == '\t';
+}
 
 // Skips a "$( ... )" or "` ... `" starting at i (pointing at '$' or '`'); returns the index
 // after it. Quotes inside are honoured roughly.
@@ -50,7 +52,9 @@ std::string strip_quotes(std::string_view w) {
     } else if (c == '"') {
       std::size_t j = i + 1;
       for (; j < w.size() && w[j] != '"'; ++j) {
-        if (w[j] == '\\' && j + 1 < w.size() && std::string_view("\"\\$`").find(w[j + 1]) != std::string_view::npos) ++j;
+        if (w[j] == '\\' && j + 1 < w.size() &&
+            std::string_view("\"\\$`").find(w[j + 1]) != std::string_view::npos)
+          ++j;
         out += w[j];
       }
       i = j;
@@ -71,34 +75,72 @@ std::string base_name(std::string_view p) {
 bool is_python(std::string_view name) {
   if (name == "python" || name == "python3") return true;
   if (name.substr(0, 7) != "python3" || name.size() < 9 || name[7] != '.') return false;
-  return std::all_of(name.begin() + 8, name.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  return std::all_of(name.begin() + 8, name.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
 // How many values an option word takes (0 or 1, 2 for mpirun's -mca).
 int option_arity(Launcher l, const std::string& w) {
   if (w.find('=') != std::string::npos && w.substr(0, 2) == "--") return 0;
   static const std::set<std::string> srun_flags = {
-      "--label", "--unbuffered", "--quiet", "--verbose", "--exclusive", "--overlap", "--pty",
-      "--disable-status", "--exact", "--overcommit", "--oversubscribe", "--multi-prog",
-      "--no-allocate", "--spread-job", "--use-min-nodes", "--whole", "--hold", "--help",
-      "--no-kill", "--preserve-env", "--kill-on-bad-exit", "--test-only", "--usage"};
-  static const std::set<std::string> mpi_flags = {
-      "--allow-run-as-root", "--oversubscribe", "-oversubscribe", "--nooversubscribe",
-      "--tag-output", "-tag-output", "--timestamp-output", "--report-bindings",
-      "-report-bindings", "--display-map", "-display-map", "--display-allocation", "--noprefix",
-      "--enable-recovery", "--merge-stderr-to-stdout", "-merge-stderr-to-stdout", "--debug",
-      "--verbose", "--quiet", "-nolocal", "--nolocal", "-q", "-v", "-V", "-d", "-bind-to-core",
-      "--bind-to-core", "-bind-to-socket", "--bind-to-socket", "-l", "-prepend-rank",
-      "-print-all-exitcodes", "-verbose"};
-  static const std::set<std::string> mpi_two = {"-mca", "--mca", "-gmca", "--gmca", "-genv",
-                                                "-env", "--env"};
+      "--label",       "--unbuffered",     "--quiet",
+      "--verbose",     "--exclusive",      "--overlap",
+      "--pty",         "--disable-status", "--exact",
+      "--overcommit",  "--oversubscribe",  "--multi-prog",
+      "--no-allocate", "--spread-job",     "--use-min-nodes",
+      "--whole",       "--hold",           "--help",
+      "--no-kill",     "--preserve-env",   "--kill-on-bad-exit",
+      "--test-only",   "--usage"};
+  static const std::set<std::string> mpi_flags = {"--allow-run-as-root",
+                                                  "--oversubscribe",
+                                                  "-oversubscribe",
+                                                  "--nooversubscribe",
+                                                  "--tag-output",
+                                                  "-tag-output",
+                                                  "--timestamp-output",
+                                                  "--report-bindings",
+                                                  "-report-bindings",
+                                                  "--display-map",
+                                                  "-display-map",
+                                                  "--display-allocation",
+                                                  "--noprefix",
+                                                  "--enable-recovery",
+                                                  "--merge-stderr-to-stdout",
+                                                  "-merge-stderr-to-stdout",
+                                                  "--debug",
+                                                  "--verbose",
+                                                  "--quiet",
+                                                  "-nolocal",
+                                                  "--nolocal",
+                                                  "-q",
+                                                  "-v",
+                                                  "-V",
+                                                  "-d",
+                                                  "-bind-to-core",
+                                                  "--bind-to-core",
+                                                  "-bind-to-socket",
+                                                  "--bind-to-socket",
+                                                  "-l",
+                                                  "-prepend-rank",
+                                                  "-print-all-exitcodes",
+                                                  "-verbose"};
+  static const std::set<std::string> mpi_two = {"-mca",  "--mca", "-gmca", "--gmca",
+                                                "-genv", "-env",  "--env"};
   static const std::set<std::string> torch_flags = {
-      "--standalone", "--no-python", "--no_python", "-m", "--module", "--run-path",
-      "--run_path", "--use-env", "--use_env", "--help", "-h"};
-  static const std::set<std::string> ds_flags = {
-      "--no_python", "--module", "--no_local_rank", "--force_multi", "--elastic_training",
-      "--bind_cores_to_rank", "--no_ssh_check", "--save_pid", "--no_ssh", "--help", "-h",
-      "--enable_each_rank_log"};
+      "--standalone", "--no-python", "--no_python", "-m",     "--module", "--run-path",
+      "--run_path",   "--use-env",   "--use_env",   "--help", "-h"};
+  static const std::set<std::string> ds_flags = {"--no_python",
+                                                 "--module",
+                                                 "--no_local_rank",
+                                                 "--force_multi",
+                                                 "--elastic_training",
+                                                 "--bind_cores_to_rank",
+                                                 "--no_ssh_check",
+                                                 "--save_pid",
+                                                 "--no_ssh",
+                                                 "--help",
+                                                 "-h",
+                                                 "--enable_each_rank_log"};
   switch (l) {
     case Launcher::Srun:
       if (w.substr(0, 2) == "--") return srun_flags.count(w) ? 0 : 1;
@@ -114,8 +156,9 @@ int option_arity(Launcher l, const std::string& w) {
       return ds_flags.count(w) ? 0 : 1;
     case Launcher::Docker: {
       static const std::set<std::string> docker_flags = {
-          "--rm", "--privileged", "--init", "--detach", "--interactive", "--tty", "--read-only",
-          "--publish-all", "--no-healthcheck", "--oom-kill-disable", "--help"};
+          "--rm",  "--privileged", "--init",        "--detach",         "--interactive",
+          "--tty", "--read-only",  "--publish-all", "--no-healthcheck", "--oom-kill-disable",
+          "--help"};
       if (w.substr(0, 2) == "--") return docker_flags.count(w) ? 0 : 1;
       return w.find_first_not_of("ditP", 1) == std::string::npos ? 0 : 1;  // -it, -d
     }
@@ -125,11 +168,16 @@ int option_arity(Launcher l, const std::string& w) {
 }
 
 bool is_launcher_word(const std::string& b, Launcher& kind) {
-  if (b == "srun") kind = Launcher::Srun;
-  else if (b == "mpirun" || b == "mpiexec" || b == "orterun" || b == "mpiexec.hydra") kind = Launcher::Mpirun;
-  else if (b == "torchrun") kind = Launcher::Torchrun;
-  else if (b == "deepspeed") kind = Launcher::Deepspeed;
-  else return false;
+  if (b == "srun")
+    kind = Launcher::Srun;
+  else if (b == "mpirun" || b == "mpiexec" || b == "orterun" || b == "mpiexec.hydra")
+    kind = Launcher::Mpirun;
+  else if (b == "torchrun")
+    kind = Launcher::Torchrun;
+  else if (b == "deepspeed")
+    kind = Launcher::Deepspeed;
+  else
+    return false;
   return true;
 }
 
@@ -162,7 +210,8 @@ void chain_from(const ShellCommand& c, std::size_t i, std::vector<Stage>& out, i
     // python [-u -O ...] -m torch.distributed.run|launch ...
     while (j < w.size() && w[j].value.size() > 1 && w[j].value[0] == '-' && w[j].value != "-m") ++j;
     if (j + 1 < w.size() && w[j].value == "-m" &&
-        (w[j + 1].value == "torch.distributed.run" || w[j + 1].value == "torch.distributed.launch")) {
+        (w[j + 1].value == "torch.distributed.run" ||
+         w[j + 1].value == "torch.distributed.launch")) {
       kind = Launcher::Torchrun;
       j += 2;
     } else {
@@ -203,12 +252,18 @@ void chain_from(const ShellCommand& c, std::size_t i, std::vector<Stage>& out, i
 
 const char* to_string(Launcher l) {
   switch (l) {
-    case Launcher::Srun: return "srun";
-    case Launcher::Mpirun: return "mpirun";
-    case Launcher::Torchrun: return "torchrun";
-    case Launcher::Deepspeed: return "deepspeed";
-    case Launcher::Docker: return "docker run";
-    case Launcher::Program: return "program";
+    case Launcher::Srun:
+      return "srun";
+    case Launcher::Mpirun:
+      return "mpirun";
+    case Launcher::Torchrun:
+      return "torchrun";
+    case Launcher::Deepspeed:
+      return "deepspeed";
+    case Launcher::Docker:
+      return "docker run";
+    case Launcher::Program:
+      return "program";
   }
   return "?";
 }
@@ -217,18 +272,23 @@ bool is_assignment(std::string_view w) {
   auto eq = w.find('=');
   if (eq == std::string_view::npos || eq == 0) return false;
   if (!(std::isalpha(static_cast<unsigned char>(w[0])) || w[0] == '_')) return false;
-  return std::all_of(w.begin(), w.begin() + eq, [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(w.begin(), w.begin() + eq, [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
 }
 
 std::string shell_quote(std::string_view v) {
   bool safe = !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_.,:/=@%+-").find(c) != std::string_view::npos;
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("_.,:/=@%+-").find(c) != std::string_view::npos;
   });
   if (safe) return std::string(v);
   std::string out = "'";
   for (char c : v) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -263,7 +323,8 @@ std::vector<ShellCommand> parse_shell(std::string_view t) {
     std::size_t p = i;
     while (p < t.size() && !done) {
       char ch = t[p];
-      if (ch == '\\' && p + 1 < t.size() && (t[p + 1] == '\n' || (t[p + 1] == '\r' && p + 2 < t.size() && t[p + 2] == '\n'))) {
+      if (ch == '\\' && p + 1 < t.size() &&
+          (t[p + 1] == '\n' || (t[p + 1] == '\r' && p + 2 < t.size() && t[p + 2] == '\n'))) {
         p += t[p + 1] == '\n' ? 2 : 3;
         ++line;
         continue;
@@ -291,7 +352,9 @@ std::vector<ShellCommand> parse_shell(std::string_view t) {
       std::size_t ws = p;
       while (p < t.size()) {
         char d = t[p];
-        if (blank(d) || d == '\n' || d == ';' || d == '|' || d == '&' || d == ')' || (d == '(' && p == ws)) break;
+        if (blank(d) || d == '\n' || d == ';' || d == '|' || d == '&' || d == ')' ||
+            (d == '(' && p == ws))
+          break;
         if (d == '\r' && p + 1 < t.size() && t[p + 1] == '\n') break;
         if (d == '\\') {
           if (p + 1 < t.size() && t[p + 1] == '\n') break;  // continuation
@@ -305,8 +368,10 @@ std::vector<ShellCommand> parse_shell(std::string_view t) {
           std::size_t k = p + 1;
           while (k < t.size() && t[k] != '"') {
             if (t[k] == '\n') ++line;
-            if (t[k] == '\\') ++k;
-            else if (t[k] == '$' && k + 1 < t.size() && t[k + 1] == '(') k = skip_subst(t, k) - 1;
+            if (t[k] == '\\')
+              ++k;
+            else if (t[k] == '$' && k + 1 < t.size() && t[k + 1] == '(')
+              k = skip_subst(t, k) - 1;
             ++k;
           }
           p = std::min(k + 1, t.size());
@@ -318,12 +383,15 @@ std::vector<ShellCommand> parse_shell(std::string_view t) {
       }
       p = std::min(p, t.size());
       Word w{ws, p, strip_quotes(t.substr(ws, p - ws))};
-      if (w.value.substr(0, 2) == "<<" && w.value.substr(0, 3) != "<<<") pending_heredocs.push_back(w.value);
+      if (w.value.substr(0, 2) == "<<" && w.value.substr(0, 3) != "<<<")
+        pending_heredocs.push_back(w.value);
       if (in_first) c.words.push_back(w);
       all_words.push_back(std::move(w));
     }
-    if (!done) c.end = t.size(), i = t.size();
-    else i = p;
+    if (!done)
+      c.end = t.size(), i = t.size();
+    else
+      i = p;
     c.last_line = line;
     if (done) ++line;
     // Heredoc: "<<EOF", "<<-'EOF'", "<< EOF".
@@ -340,8 +408,8 @@ std::vector<ShellCommand> parse_shell(std::string_view t) {
     // Leading keywords do not count as the command.
     while (!c.words.empty()) {
       const std::string& v = c.words.front().value;
-      if (v == "then" || v == "do" || v == "else" || v == "{" || v == "!" || v == "time" || v == "nohup" ||
-          v == "exec" || v == "command")
+      if (v == "then" || v == "do" || v == "else" || v == "{" || v == "!" || v == "time" ||
+          v == "nohup" || v == "exec" || v == "command")
         c.words.erase(c.words.begin());
       else
         break;
@@ -361,17 +429,91 @@ std::vector<Stage> launch_chain(const ShellCommand& c) {
   std::vector<Stage> out;
   std::size_t i = command_word(c);
   if (i >= c.words.size()) return out;
-  static const std::set<std::string> not_programs = {
-      "export", "set", "unset", "cd", "echo", "printf", "source", ".", "if", "fi", "for", "while",
-      "done", "case", "esac", "local", "declare", "readonly", "trap", "return", "exit", "mkdir",
-      "rm", "cp", "mv", "module", "ml", "conda", "cat", "sleep", "wait", "shift", "[", "[[", "test",
-      "true", "false", "ulimit", "umask", "hostname", "nvidia-smi", "scontrol", "sinfo", "squeue",
-      "ls", "pwd", "date", "tee", "grep", "sed", "awk", "head", "tail", "touch", "chmod", "ln",
-      "pip", "pip3", "eval", "let", "function", "}", "elif", "select", "until", "alias", "shopt",
-      "srun_args", "git", "wget", "curl", "tar", "python3-config", "which", "command", "type",
-      "basename", "dirname", "realpath", "readlink", "kill", "numactl"};
+  static const std::set<std::string> not_programs = {"export",
+                                                     "set",
+                                                     "unset",
+                                                     "cd",
+                                                     "echo",
+                                                     "printf",
+                                                     "source",
+                                                     ".",
+                                                     "if",
+                                                     "fi",
+                                                     "for",
+                                                     "while",
+                                                     "done",
+                                                     "case",
+                                                     "esac",
+                                                     "local",
+                                                     "declare",
+                                                     "readonly",
+                                                     "trap",
+                                                     "return",
+                                                     "exit",
+                                                     "mkdir",
+                                                     "rm",
+                                                     "cp",
+                                                     "mv",
+                                                     "module",
+                                                     "ml",
+                                                     "conda",
+                                                     "cat",
+                                                     "sleep",
+                                                     "wait",
+                                                     "shift",
+                                                     "[",
+                                                     "[[",
+                                                     "test",
+                                                     "true",
+                                                     "false",
+                                                     "ulimit",
+                                                     "umask",
+                                                     "hostname",
+                                                     "nvidia-smi",
+                                                     "scontrol",
+                                                     "sinfo",
+                                                     "squeue",
+                                                     "ls",
+                                                     "pwd",
+                                                     "date",
+                                                     "tee",
+                                                     "grep",
+                                                     "sed",
+                                                     "awk",
+                                                     "head",
+                                                     "tail",
+                                                     "touch",
+                                                     "chmod",
+                                                     "ln",
+                                                     "pip",
+                                                     "pip3",
+                                                     "eval",
+                                                     "let",
+                                                     "function",
+                                                     "}",
+                                                     "elif",
+                                                     "select",
+                                                     "until",
+                                                     "alias",
+                                                     "shopt",
+                                                     "srun_args",
+                                                     "git",
+                                                     "wget",
+                                                     "curl",
+                                                     "tar",
+                                                     "python3-config",
+                                                     "which",
+                                                     "command",
+                                                     "type",
+                                                     "basename",
+                                                     "dirname",
+                                                     "realpath",
+                                                     "readlink",
+                                                     "kill",
+                                                     "numactl"};
   std::string b = base_name(c.words[i].value);
-  if (not_programs.count(b) || b.find('(') != std::string::npos || b.empty() || b.back() == ')') return out;
+  if (not_programs.count(b) || b.find('(') != std::string::npos || b.empty() || b.back() == ')')
+    return out;
   bool known = false;
   Launcher k;
   if (is_launcher_word(b, k) || is_python(b) || b == "docker") known = true;

@@ -24,10 +24,13 @@ std::string head_of(const std::string& path, std::size_t n) {
 }
 
 bool usable(const topology::Recommendation& r) {
-  return std::any_of(r.ranks.begin(), r.ranks.end(), [](const auto& b) { return !b.nccl_ib_hca.empty() || !b.hca.empty(); });
+  return std::any_of(r.ranks.begin(), r.ranks.end(),
+                     [](const auto& b) { return !b.nccl_ib_hca.empty() || !b.hca.empty(); });
 }
 
-std::size_t gpus(const topology::Recommendation& r) { return r.ranks.size(); }
+std::size_t gpus(const topology::Recommendation& r) {
+  return r.ranks.size();
+}
 
 }  // namespace
 
@@ -66,10 +69,7 @@ TopologyChoice choose_topology(const TopologyInputs& in) {
     c.recommendation = std::move(rec);
     return true;
   };
-  // 1. The logs.
-  for (const auto& [name, text] : in.logs)
-    if (take(topology::parse_nccl_log(std::string(text), name), "NCCL log " + name)) return c;
-  // 2. The file the caller named.
+  // 1. The file the caller named: the user's explicit choice wins.
   if (!in.topology_file.empty()) {
     std::error_code ec;
     if (!fs::is_regular_file(in.topology_file, ec)) {
@@ -84,11 +84,13 @@ TopologyChoice choose_topology(const TopologyInputs& in) {
     }
     if (take(std::move(lr), kind + " " + in.topology_file)) return c;
   }
-  // 3. Topology files in the workspace (sorted, so the choice is deterministic).
+  // 2. Topology files in the workspace (sorted, so the choice is deterministic).
   if (!in.workspace.empty()) {
     std::vector<fs::path> files;
     std::error_code ec;
-    for (fs::recursive_directory_iterator it(in.workspace, fs::directory_options::skip_permission_denied, ec), end;
+    for (fs::recursive_directory_iterator
+             it(in.workspace, fs::directory_options::skip_permission_denied, ec),
+         end;
          !ec && it != end; it.increment(ec)) {
       if (it.depth() > 1) {
         it.disable_recursion_pending();
@@ -100,27 +102,36 @@ TopologyChoice choose_topology(const TopologyInputs& in) {
         continue;
       }
       auto ext = it->path().extension().string();
-      if ((ext == ".xml" || ext == ".txt") && it->is_regular_file(ec) && it->file_size(ec) < (4u << 20)) files.push_back(it->path());
+      if ((ext == ".xml" || ext == ".txt") && it->is_regular_file(ec) &&
+          it->file_size(ec) < (4u << 20))
+        files.push_back(it->path());
     }
     std::sort(files.begin(), files.end());
     for (const auto& p : files) {
       std::string ps = p.string();
       if (std::find(in.skip.begin(), in.skip.end(), ps) != in.skip.end()) continue;
       std::string h = head_of(ps, 8192);
-      bool topo = p.extension() == ".xml" ? (h.find("<topology") != std::string::npos || h.find("<system") != std::string::npos)
-                                          : (h.find("GPU0") != std::string::npos && (h.find("Legend") != std::string::npos || h.find("CPU Affinity") != std::string::npos));
+      bool topo = p.extension() == ".xml" ? (h.find("<topology") != std::string::npos ||
+                                             h.find("<system") != std::string::npos)
+                                          : (h.find("GPU0") != std::string::npos &&
+                                             (h.find("Legend") != std::string::npos ||
+                                              h.find("CPU Affinity") != std::string::npos));
       if (!topo) continue;
       std::string kind;
       auto lr = load_topology_file(ps, &kind);
       if (take(std::move(lr), kind + " " + ps)) return c;
     }
   }
+  // 3. The logs: what NCCL saw on the failing node. Partial (no path types, and the NICs NCCL
+  // picked may be the fault), so a full topology of the node comes first.
+  for (const auto& [name, text] : in.logs)
+    if (take(topology::parse_nccl_log(std::string(text), name), "NCCL log " + name)) return c;
   // 4. This machine.
   if (in.live && take(topology::load_live(), "this machine (hwloc)")) return c;
-  c.missing =
-      "no topology with GPUs and RDMA NICs (" + std::to_string(c.tried.size()) +
-      " looked at); on a GPU node of the job run `lstopo --of xml node.xml` (hwloc) or "
-      "`nvidia-smi topo -m > topo.txt`, then pass the file with --topology or put it in the workspace";
+  c.missing = "no topology with GPUs and RDMA NICs (" + std::to_string(c.tried.size()) +
+              " looked at); on a GPU node of the job run `lstopo --of xml node.xml` (hwloc) or "
+              "`nvidia-smi topo -m > topo.txt`, then pass the file with --topology or put it in "
+              "the workspace";
   return c;
 }
 

@@ -1,6 +1,7 @@
-// Where the binding comes from: the best topology available, in this order: what the logs
-// themselves reveal (NCCL INFO lines), a topology file named by the caller, an hwloc XML /
-// NCCL topology XML / `nvidia-smi topo -m` file in the workspace, this machine. Does I/O.
+// Where the binding comes from: the best topology available, in this order: a topology
+// file the caller named (--topology: an explicit choice wins), an hwloc XML / NCCL topology
+// XML / `nvidia-smi topo -m` file in the workspace, what the logs themselves reveal (NCCL
+// INFO lines: partial, and the NICs NCCL used may be the fault), this machine. Does I/O.
 #pragma once
 
 #include <optional>
@@ -17,10 +18,10 @@ namespace ff::fix {
 
 struct TopologyInputs {
   std::vector<std::pair<std::string, std::string_view>> logs;  // name, text
-  std::string topology_file;  // --topology; an error when it does not load
-  std::string workspace;      // scanned (two levels) for topology files; empty: not
+  std::string topology_file;      // --topology; an error when it does not load
+  std::string workspace;          // scanned (two levels) for topology files; empty: not
   std::vector<std::string> skip;  // files not to take as topology (the launch files)
-  bool live = true;           // fall back to this machine
+  bool live = true;               // fall back to this machine
 };
 
 struct TopologyChoice {

@@ -44,7 +44,8 @@ bool read_text_file(const std::string& path, std::string& out, std::string& erro
   return true;
 }
 
-bool write_file_atomic(const std::string& path, const std::string& content, int mode, std::string& error) {
+bool write_file_atomic(const std::string& path, const std::string& content, int mode,
+                       std::string& error) {
   fs::path p(path);
   std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
   struct stat st;

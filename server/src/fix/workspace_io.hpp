@@ -17,7 +17,8 @@ bool read_text_file(const std::string& path, std::string& out, std::string& erro
 
 // Writes `content` to `path` atomically. `mode` < 0: keep the existing file's mode (0644
 // for a new one).
-bool write_file_atomic(const std::string& path, const std::string& content, int mode, std::string& error);
+bool write_file_atomic(const std::string& path, const std::string& content, int mode,
+                       std::string& error);
 
 // Applies every file edit under `root`. Created files that exist already are replaced only
 // when they are ours (they carry the firstfault marker). Stops at the first failure and

@@ -117,7 +117,7 @@ void LspServer::on_frame(const Frame& frame) {
   }
   auto jsonrpc = msg.find("jsonrpc");
   if (jsonrpc == msg.end() || *jsonrpc != "2.0") {
-    if (has_id) reply_error(id, kInvalidRequest, "Invalid Request: jsonrpc must be \"2.0\"");
+    reply_error(has_id ? id : json(), kInvalidRequest, "Invalid Request: jsonrpc must be \"2.0\"");
     return;
   }
   auto method = msg.find("method");

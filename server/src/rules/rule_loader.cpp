@@ -110,6 +110,13 @@ bool parse_rule(std::string_view text, const std::string& origin, analysis::Rule
     problems.push_back({origin + ":" + std::to_string(line) + ":" + std::to_string(col), "", "",
                         "not valid JSON: " + msg});
     return false;
+  } catch (const json::exception& e) {
+    // Not a syntax error but still unreadable, e.g. a number too large for a double (406);
+    // found by fuzz/fuzz_rule.cpp, regression tests/hostile/regressions/rule/.
+    std::string msg = e.what();
+    auto p = msg.find(']');
+    problems.push_back({origin, "", "", "not valid JSON: " + (p == std::string::npos ? msg : msg.substr(p + 2))});
+    return false;
   }
   if (!j.is_object()) {
     problems.push_back({origin, "", "", "a rule file must hold one JSON object"});

@@ -2,6 +2,11 @@
 
 #include <hwloc.h>
 
+#include <signal.h>
+#include <cerrno>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -194,6 +199,30 @@ void walk(hwloc_topology_t topo, hwloc_obj_t obj, int parent, Topology& out, int
     walk(topo, c, self, out, depth + 1);
 }
 
+// hwloc 2.9's XML import crashes on some malformed files (found by fuzz/fuzz_topology;
+// tests/hostile/regressions/topology). A file from another machine is untrusted input, so
+// hwloc first reads it in a child process: a crash there becomes a clear error here. The
+// CLI and the fix engine load XML from a single thread, which makes the fork safe.
+bool hwloc_survives(const std::string& data) {
+  pid_t pid = ::fork();
+  if (pid < 0) return true;  // cannot probe; load it directly
+  if (pid == 0) {
+    ::alarm(20);  // a hang is a failure too
+    hwloc_topology_t t = nullptr;
+    if (hwloc_topology_init(&t) != 0) ::_exit(0);
+    hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL);
+    hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "gl");
+    if (hwloc_topology_set_xmlbuffer(t, data.c_str(), static_cast<int>(data.size() + 1)) == 0)
+      hwloc_topology_load(t);
+    ::_exit(0);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return true;
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 LoadResult load(const std::string* xml_path) {
   hwloc_topology_t raw = nullptr;
   const std::string file = xml_path ? *xml_path : std::string("live");
@@ -203,6 +232,9 @@ LoadResult load(const std::string* xml_path) {
   // hwloc drops I/O objects by default; keep all of them, bridges included, since the
   // path types are read from the bridges.
   hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_ALL);
+  // Never touch the network: hwloc's "gl" plugin opens X displays (TCP 127.0.0.1:6000+ and
+  // X11 sockets) to find GPUs. Proven by tests/hostile/no_network_test.sh.
+  hwloc_topology_set_components(raw, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "gl");
   if (xml_path) {
     InputError err;
     // Read it ourselves first: missing files and oversized inputs get our own clear
@@ -211,6 +243,8 @@ LoadResult load(const std::string* xml_path) {
     if (!data) return LoadResult::fail(err);
     if (data->find("<topology") == std::string::npos)
       return LoadResult::fail({file, 0, "", "not an hwloc XML export (no <topology> element)"});
+    if (!hwloc_survives(*data))
+      return LoadResult::fail({file, 0, "", "malformed hwloc XML: hwloc crashed reading it"});
     if (hwloc_topology_set_xmlbuffer(raw, data->c_str(), static_cast<int>(data->size() + 1)) != 0)
       return LoadResult::fail({file, 0, "",
                                "hwloc cannot read this XML (hwloc 2.9 reads "

@@ -1,5 +1,5 @@
 #!/bin/bash
 # launched per rank by srun (Windows line endings)
 export NCCL_DEBUG=WARN
-cd /scratch/job
+cd "${SCRATCH_DIR:-.}"
 python3 train.py --epochs 2

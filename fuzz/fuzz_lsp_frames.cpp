@@ -1,0 +1,31 @@
+// libFuzzer: the LSP base-protocol framing (FrameParser), fed in chunks whose sizes come
+// from the input, with a small message limit so the oversized-body path is reached. Each
+// complete body is parsed as JSON the way the server's reader thread does.
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <vector>
+
+#include "lsp/transport.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 2) return 0;
+  std::size_t chunk = 1 + data[0] % 64;
+  std::size_t limit = 16 + static_cast<std::size_t>(data[1]) * 64;
+  std::string_view bytes(reinterpret_cast<const char*>(data) + 2, size - 2);
+  ff::lsp::FrameParser parser(limit);
+  std::vector<ff::lsp::Frame> frames;
+  for (std::size_t i = 0; i < bytes.size(); i += chunk) {
+    parser.feed(bytes.substr(i, chunk), frames);
+    if (parser.buffered() > limit + ff::lsp::kMaxHeaderBytes + 64) __builtin_trap();  // unbounded
+  }
+  for (const auto& f : frames) {
+    if (f.kind != ff::lsp::Frame::Kind::kMessage) continue;
+    if (f.body.size() > limit) __builtin_trap();
+    auto j = nlohmann::json::parse(f.body, nullptr, false);
+    if (!j.is_discarded()) (void)j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  (void)parser.mid_message();
+  return 0;
+}

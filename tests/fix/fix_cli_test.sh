@@ -1,0 +1,95 @@
+#!/bin/bash
+# End-to-end tests of `firstfault analyze --fix` / `--apply`.
+# Usage: fix_cli_test.sh FIRSTFAULT TESTS_DIR   (prints "N passed, M failed")
+set -u
+FF=$1
+TESTS=$2
+DATA=$TESTS/fix/data
+TOPO=$TESTS/data/topologies
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+check() { if eval "$2"; then ok; else bad "$1"; fi; }
+
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+cp "$DATA"/* "$W"/
+chmod 750 "$W/sbatch_srun.sbatch"
+XML=$TOPO/synthetic/server-8gpu-8nic.xml
+fix() { "$FF" analyze --fix --no-live-topology --workspace "$W" "$@"; }
+
+# 1. --fix prints a unified diff and writes nothing.
+before=$(cat "$W/sbatch_srun.sbatch")
+out=$(fix --topology "$XML" --fix-file "$W/sbatch_srun.sbatch" "$W/gdr_prefix.log"); rc=$?
+check "--fix exits 0" '[ $rc = 0 ]'
+check "--fix diff header" 'grep -q "^--- a/sbatch_srun.sbatch$" <<<"$out" && grep -q "^+++ b/sbatch_srun.sbatch$" <<<"$out"'
+check "--fix creates the wrapper" 'grep -q "^--- /dev/null$" <<<"$out" && grep -q "^+++ b/firstfault-bind.sh$" <<<"$out"'
+check "--fix names the topology" 'grep -q "^#   topology: hwloc XML .*server-8gpu-8nic.xml" <<<"$out"'
+check "--fix verify line" 'grep -q "^#   verify: " <<<"$out"'
+check "--fix rewrites srun" 'grep -q "^+.*FIRSTFAULT_BIND:-.*firstfault-bind.sh}\" python train.py" <<<"$out"'
+check "--fix writes nothing" '[ "$(cat "$W/sbatch_srun.sbatch")" = "$before" ] && [ ! -e "$W/firstfault-bind.sh" ]'
+
+# 2. The diff applies with patch -p1 from the workspace root.
+if command -v patch >/dev/null; then
+  P=$(mktemp -d); cp "$W/sbatch_srun.sbatch" "$P/"
+  (cd "$P" && patch -s -p1 <<<"$out") >/dev/null 2>&1
+  check "patch -p1 applies the diff" 'grep -q FIRSTFAULT_BIND "$P/sbatch_srun.sbatch" && [ -f "$P/firstfault-bind.sh" ]'
+  rm -rf "$P"
+fi
+
+# 3. --apply writes, keeps the mode, creates an executable wrapper; a second --apply changes nothing.
+out=$(fix --apply --topology "$XML" --fix-file "$W/sbatch_srun.sbatch" "$W/gdr_prefix.log"); rc=$?
+check "--apply exits 0" '[ $rc = 0 ]'
+check "--apply edited the script" 'grep -q "FIRSTFAULT_BIND" "$W/sbatch_srun.sbatch"'
+check "--apply kept the mode" '[ "$(stat -c %a "$W/sbatch_srun.sbatch")" = 750 ]'
+check "--apply wrapper executable" '[ -x "$W/firstfault-bind.sh" ]'
+check "edited script parses" 'bash -n "$W/sbatch_srun.sbatch" && sh -n "$W/firstfault-bind.sh"'
+check "wrapper picks rank 5's HCA" '[ "$(LOCAL_RANK=5 FIRSTFAULT_NUMA=0 "$W/firstfault-bind.sh" sh -c "echo \$NCCL_IB_HCA")" = "=mlx5_5:1" ]'
+check "wrapper is set -u safe without a rank" '[ "$(env -u LOCAL_RANK -u SLURM_LOCALID FIRSTFAULT_NUMA=0 sh -uc "\"$W/firstfault-bind.sh\" sh -c \"echo \\\$NCCL_IB_HCA\"")" = "=mlx5_0:1" ]'
+sum1=$(md5sum "$W/sbatch_srun.sbatch" "$W/firstfault-bind.sh")
+out=$(fix --apply --topology "$XML" --fix-file "$W/sbatch_srun.sbatch" "$W/gdr_prefix.log")
+check "second --apply changes nothing" '[ "$(md5sum "$W/sbatch_srun.sbatch" "$W/firstfault-bind.sh")" = "$sum1" ] && grep -q "no changes to the files" <<<"$out"'
+
+# 4. The topology file in the workspace is found without --topology.
+cp "$TOPO/nvidia-smi-topo/NVIDIA-nccl-1530.txt" "$W/topo.txt"
+out=$(fix --fix-file "$W/strict_prefix.sh" "$W/gdr_prefix.log")
+check "workspace topology used" 'grep -q "topology: nvidia-smi topo -m .*topo.txt" <<<"$out"'
+check "prefix assignment replaced" 'grep -q "^-export NCCL_IB_HCA=mlx5_1$" <<<"$out"'
+rm -f "$W/topo.txt"
+
+# 5. No topology with NICs: the fix says what to export.
+cp "$DATA/gdr_notopo.log" "$W/"
+out=$(fix --topology "$TOPO/synthetic/pcie-4gpu-nonic.xml" --fix-file "$W/strict_prefix.sh" "$W/gdr_notopo.log"); rc=$?
+check "no NIC topology: exit 0" '[ $rc = 0 ]'
+check "no NIC topology: lstopo hint" 'grep -q "lstopo --of xml node.xml" <<<"$out" && grep -q "nvidia-smi topo -m > topo.txt" <<<"$out"'
+
+# 6. Errors: exit 2 with one line naming the file.
+err=$(fix --fix-file /etc/hostname "$W/gdr_prefix.log" 2>&1 >/dev/null); rc=$?
+check "outside workspace: exit 2" '[ $rc = 2 ] && grep -q "/etc/hostname" <<<"$err" && [ "$(wc -l <<<"$err")" = 1 ]'
+err=$(fix --fix-file "$W/missing.sh" "$W/gdr_prefix.log" 2>&1 >/dev/null); rc=$?
+check "missing fix file: exit 2" '[ $rc = 2 ] && grep -q "missing.sh" <<<"$err"'
+err=$(fix --topology "$W/nope.xml" --fix-file "$W/strict_prefix.sh" "$W/gdr_prefix.log" 2>&1 >/dev/null); rc=$?
+check "missing topology: exit 2" '[ $rc = 2 ] && grep -q "nope.xml" <<<"$err"'
+
+# 7. /dev/shm: docker run, compose, pod spec.
+out=$(fix --apply --fix-file "$W/docker_run.sh" --fix-file "$W/docker-compose.yml" --fix-file "$W/pod.yaml" "$W/shm.log"); rc=$?
+check "shm: exit 0" '[ $rc = 0 ]'
+check "shm: docker run" 'grep -q "docker run --shm-size=16g" "$W/docker_run.sh"'
+check "shm: compose" '[ "$(grep -c "shm_size: '"'"'16gb'"'"'" "$W/docker-compose.yml")" = 2 ]'
+check "shm: pod" 'grep -q "mountPath: /dev/shm" "$W/pod.yaml" && grep -q "medium: Memory" "$W/pod.yaml"'
+if python3 -c 'import yaml' 2>/dev/null; then
+  check "shm: YAML still parses" 'python3 -c "import yaml,sys; [yaml.safe_load(open(f)) for f in sys.argv[1:]]" "$W/docker-compose.yml" "$W/pod.yaml"'
+fi
+
+# 8. Env fix with its cost: IOMMU page faults -> NCCL_P2P_DISABLE on the mpirun line.
+out=$(fix --fix-file "$W/bash_mpirun.sh" "$W/iommu.log")
+check "p2p: -x on mpirun" 'grep -q "^+mpirun -x NCCL_P2P_DISABLE=1 " <<<"$out"'
+check "p2p: bandwidth warning" 'grep -q "^#   warning: .*bandwidth" <<<"$out"'
+
+# 9. Help documents the options.
+help=$("$FF" analyze --help)
+check "help lists --fix/--apply/--fix-file/--topology/--workspace" 'for o in --fix --apply --fix-file --topology --workspace; do grep -q -- "$o" <<<"$help" || exit 1; done'
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
