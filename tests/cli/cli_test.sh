@@ -4,15 +4,8 @@
 set -u
 ff=$1
 tests=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-check() {  # check NAME CONDITION...
-  local name=$1
-  shift
-  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $name"; fi
-}
+# shellcheck source=../lib/harness.sh
+source "$(dirname "$0")/../lib/harness.sh"
 sample=$tests/../server/samples/oom-watchdog.log
 
 "$ff" analyze "$sample" >"$tmp/out.txt" 2>"$tmp/err.txt"
@@ -79,5 +72,4 @@ check "broken user rule is not fatal" test $? -eq 0
 check "broken user rule is named" grep -q "broken.json:1" "$tmp/e"
 check "analysis still runs" grep -q "Root cause" "$tmp/o"
 
-echo "$pass passed, $fail failed"
-test "$fail" -eq 0
+finish

@@ -6,15 +6,8 @@ set -u
 ff=$1
 tests=$2
 topo=$tests/data/topologies
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-check() {  # check NAME CONDITION...
-  local name=$1
-  shift
-  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $name"; fi
-}
+# shellcheck source=../lib/harness.sh
+source "$(dirname "$0")/../lib/harness.sh"
 
 # Live discovery. CI machines and this one have no GPU; a GPU machine skips those checks.
 "$ff" topo >"$tmp/live.txt" 2>"$tmp/live.err"
@@ -94,5 +87,4 @@ check "bad --env: exit 2" test $? -eq 2
 check "help: exit 0" test $? -eq 0
 check "help: lists --nccl-topo" grep -q -- "--nccl-topo" "$tmp/h"
 
-echo "$pass passed, $fail failed"
-test "$fail" -eq 0
+finish

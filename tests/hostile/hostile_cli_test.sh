@@ -6,17 +6,10 @@
 set -u
 ff=$1
 tests=$2
-tmp=$(mktemp -d)
+# shellcheck source=../lib/harness.sh
+source "$(dirname "$0")/../lib/harness.sh"
 chmod 755 "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
 skip=0
-check() {  # check NAME CONDITION...
-  local name=$1
-  shift
-  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $name"; fi
-}
 skipped() { skip=$((skip + 1)); echo "SKIP: $1"; }
 # ran NAME RC: the binary exited normally (0 or 2), not by a signal (>= 128)
 ran() { [ "$2" -lt 128 ]; }

@@ -40,4 +40,14 @@ inline constexpr std::size_t kMaxInputBytes = 64u << 20;
 // Reads a whole file, refusing directories, unreadable files and anything over the cap.
 std::optional<std::string> read_input_file(const std::string& path, InputError& err);
 
+// Reads `path` (with read_input_file's limits and messages) and hands its text to `parse`,
+// which every file loader of ours is built from.
+template <typename Parse>
+LoadResult load_file_with(const std::string& path, Parse parse) {
+  InputError err;
+  auto data = read_input_file(path, err);
+  if (!data) return LoadResult::fail(err);
+  return parse(*data, path);
+}
+
 }  // namespace ff::topology

@@ -208,10 +208,9 @@ LoadResult parse_nccl_topo(const std::string& text, const std::string& origin) {
 }
 
 LoadResult load_nccl_topo_file(const std::string& path) {
-  InputError err;
-  auto data = read_input_file(path, err);
-  if (!data) return LoadResult::fail(err);
-  return parse_nccl_topo(*data, path);
+  return load_file_with(path, [](const std::string& text, const std::string& name) {
+    return parse_nccl_topo(text, name);
+  });
 }
 
 }  // namespace ff::topology

@@ -194,10 +194,9 @@ LoadResult parse_nvidia_smi(const std::string& text, const std::string& origin) 
 }
 
 LoadResult load_nvidia_smi_file(const std::string& path) {
-  InputError err;
-  auto data = read_input_file(path, err);
-  if (!data) return LoadResult::fail(err);
-  return parse_nvidia_smi(*data, path);
+  return load_file_with(path, [](const std::string& text, const std::string& name) {
+    return parse_nvidia_smi(text, name);
+  });
 }
 
 }  // namespace ff::topology
