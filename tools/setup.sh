@@ -18,3 +18,16 @@ fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)"
 echo "setup.sh: built build/bin/firstfault"
+
+# The VS Code extension (TypeScript, bundled with esbuild, packaged with vsce around the
+# binary just built). Needs Node.js 20 or newer and the npm registry.
+if ! command -v npm >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+fi
+if command -v npm >/dev/null; then
+  (cd extension && npm ci --no-audit --no-fund --loglevel=error && npm run --silent package)
+  echo "setup.sh: built extension/firstfault-*.vsix"
+else
+  echo "setup.sh: npm not found; the VS Code extension was not built" >&2
+  exit 1
+fi

@@ -2,22 +2,30 @@
 # Runs every test: the unit, corpus, rule, CLI, topology, fix, hostile-input and
 # language-server tests in the normal build, the same suite in an AddressSanitizer + UBSan
 # build, then each libFuzzer target for a bounded time.
-# Options: --no-sanitize skips the sanitizer build, --no-fuzz the fuzzing (quicker runs).
+# Then the VS Code extension: its unit tests (node's test runner) and the end-to-end test
+# in a real VS Code (code-server in headless Chromium; the first run installs and caches it).
+# Options: --no-sanitize, --no-fuzz, --no-e2e skip those parts (quicker local runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sanitize=1
 fuzz=1
+e2e=1
 for a in "$@"; do
   case "$a" in
     --no-sanitize) sanitize=0 ;;
     --no-fuzz) fuzz=0 ;;
-    *) echo "usage: tools/test.sh [--no-sanitize] [--no-fuzz]" >&2; exit 2 ;;
+    --no-e2e) e2e=0 ;;
+    *) echo "usage: tools/test.sh [--no-sanitize] [--no-fuzz] [--no-e2e]" >&2; exit 2 ;;
   esac
 done
 jobs=$(nproc)
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs" --timeout 300
+(cd extension && { [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error; } && npm test)
+if [ "$e2e" = 1 ]; then
+  bash extension/test/e2e/run.sh
+fi
 if [ "$sanitize" = 1 ]; then
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DFF_SANITIZE=ON >/dev/null
   cmake --build build-asan -j"$jobs"

@@ -5,7 +5,7 @@ import * as crypto from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 import * as vscode from "vscode";
-import { ServerHost, readSettings } from "./client";
+import { LOG_SELECTOR, ServerHost, readSettings } from "./client";
 import { maskHostNames } from "./pure/mask";
 import { topoArgs, topologyInputKind } from "./pure/serverArgs";
 import { formatStatus } from "./pure/status";
@@ -14,6 +14,7 @@ import { bindingExportLines, renderTopologyHtml, TopoReport } from "./pure/topol
 import { TerminalWatcher, terminalSelectionText } from "./terminal";
 
 const REPORT_SCHEME = "firstfault-report";
+const LOG_DOCUMENTS = LOG_SELECTOR as vscode.DocumentSelector;
 
 class ReportDocuments implements vscode.TextDocumentContentProvider {
   private readonly docs = new Map<string, string>();
@@ -151,6 +152,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   cmd("firstfault.showReport", async (arg?: vscode.Uri) => {
     const doc = arg instanceof vscode.Uri ? await vscode.workspace.openTextDocument(arg) : vscode.window.activeTextEditor?.document;
     if (!doc) return void vscode.window.showInformationMessage("firstfault: open a log first.");
+    if (vscode.languages.match(LOG_DOCUMENTS, doc) === 0) {
+      // Not a log the server follows (e.g. an untitled buffer): diagnose its text instead.
+      return diagnoseText(doc.getText(), `report-${path.basename(doc.uri.path)}`, `report of ${path.basename(doc.uri.path)}`);
+    }
     const r = await server.execute<{ markdown: string }>("firstfault.report", [{ uri: doc.uri.toString() }]);
     await showMarkdown(`report-${path.basename(doc.uri.path)}`, r.markdown);
   });

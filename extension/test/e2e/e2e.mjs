@@ -78,16 +78,20 @@ async function palette(command) {
   const input = page.locator(".quick-input-widget input");
   await input.waitFor({ state: "visible" });
   await input.fill(`>${command}`);
-  await page.locator(".quick-input-list .monaco-list-row").filter({ hasText: command }).first().waitFor({ state: "visible" });
-  await sleep(200);
-  await page.keyboard.press("Enter");
+  // Click the row whose label starts with the command (Enter could run a neighbour).
+  await page.locator(".quick-input-list .monaco-list-row").first().waitFor({ state: "visible" });
+  await sleep(400);
+  const rows = page.locator(".quick-input-list .monaco-list-row");
+  const texts = await rows.allInnerTexts();
+  const i = texts.findIndex((t) => t.trim().startsWith(command));
+  if (i < 0) throw new Error(`command not in the palette: ${command} (saw: ${texts.slice(0, 3).map((t) => t.split("\n")[0]).join(" | ")})`);
+  await rows.nth(i).click();
 }
 async function quickOpen(file) {
-  await palette("Go to File...");
-  const input = page.locator(".quick-input-widget input");
-  await input.fill(file);
-  await page.locator(".quick-input-list .monaco-list-row").filter({ hasText: file }).first().waitFor({ state: "visible" });
-  await page.keyboard.press("Enter");
+  // Open it from the Explorer, as a user would, and wait until its tab is the active one.
+  await palette("View: Show Explorer");
+  await page.locator(".explorer-folders-view .monaco-list-row").filter({ hasText: file }).first().click();
+  await until(`${file} to be the active tab`, async () => (await page.title()).startsWith(file), 10000);
 }
 const problemsText = () => page.locator(".markers-panel").innerText();
 
@@ -196,12 +200,6 @@ try {
   });
 
   await check("Show Report opens the log's Markdown report beside it", async () => {
-    await palette("File: Revert File");
-    await sleep(300);
-    await palette("View: Close All Editors");
-    await sleep(500);
-    const dirty = page.locator(".monaco-dialog-box button").filter({ hasText: "Don't Save" });
-    if (await dirty.count()) await dirty.first().click();
     await quickOpen("train-2006.log");
     await page.locator(".monaco-editor .view-lines").first().waitFor({ state: "visible" });
     await sleep(500);

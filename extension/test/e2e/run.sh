@@ -96,6 +96,8 @@ timeout 180 "${CS[@]}" --install-extension "$VSIX" > "$OUT/install.txt" 2>&1 || 
 PORT="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
 echo "e2e: code-server on 127.0.0.1:$PORT" >&2
 export HOME="$TMP/home"; mkdir -p "$HOME"
+# No extension gallery: code-server would otherwise query open-vsx.org.
+export EXTENSIONS_GALLERY='{"serviceUrl":"http://127.0.0.1:9/gallery","itemUrl":"http://127.0.0.1:9/item"}'
 # setsid: code-server and its children form one process group, killed as a whole on exit.
 setsid timeout 900 "${CS[@]}" --auth none --bind-addr "127.0.0.1:$PORT" --disable-workspace-trust \
   --disable-getting-started-override "$WS" > "$OUT/code-server.txt" 2>&1 &
