@@ -1,8 +1,11 @@
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
+#include <unistd.h>
 #include <sstream>
 
 #include "analysis/analyze.hpp"
+#include "cli/lsp_binding.hpp"
 #include "cli/rule_set.hpp"
 #include "lsp/features.hpp"
 #include "report/report.hpp"
@@ -144,4 +147,29 @@ TEST_CASE("features: the NCCL_IB_HCA binding seam adds its edit", "[lsp]") {
   for (const auto& a : actions)
     if (a.edit && a.edit->uri == "file:///job/bind.sh") found = true;
   CHECK(found);
+}
+
+TEST_CASE("features: the fix engine's binding is offered for a GDR diagnosis", "[lsp]") {
+  // A workspace with an 8-GPU, 8-NIC topology export next to a log whose receive side
+  // lacks GPUDirect RDMA (corpus nccl-897).
+  namespace fsys = std::filesystem;
+  fsys::path dir = fsys::temp_directory_path() / ("ff-lsp-bind-" + std::to_string(::getpid()));
+  fsys::create_directories(dir);
+  fsys::copy_file(std::string(FF_TEST_DATA) + "/topologies/synthetic/server-8gpu-8nic.xml",
+                  dir / "node.xml", fsys::copy_options::overwrite_existing);
+  std::string uri = path_to_uri((dir / "job.log").string());
+  FeatureServer fs(catalog());
+  fs.set_binding_provider(cli::make_binding_provider());
+  fs.open(uri, "log", 1, corpus("nccl-897"));
+  Analyzer an(catalog());
+  fs.accept(std::make_shared<AnalysisRun>(an.run(fs.log_snapshot(), fs.analyzer_options())));
+  auto actions = fs.code_actions(uri, {{0, 0}, {2, 0}}, false);
+  const CodeActionItem* bind = nullptr;
+  for (const auto& a : actions)
+    if (a.title.find("NCCL_IB_HCA") != std::string::npos && a.edit) bind = &a;
+  REQUIRE(bind != nullptr);
+  CHECK(bind->edit->uri == path_to_uri((dir / "firstfault-bind.sh").string()));
+  CHECK_THAT(bind->edit->text, Catch::Contains("NCCL_IB_HCA="));
+  CHECK_THAT(bind->edit->text, Catch::Contains("=mlx5_"));
+  fsys::remove_all(dir);
 }

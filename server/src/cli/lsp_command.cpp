@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/lsp_binding.hpp"
 #include "cli/rule_set.hpp"
 #include "lsp/lsp_server.hpp"
 
@@ -83,6 +84,7 @@ int run_lsp(const std::vector<std::string>& args) {
   so.docs_dir = docs_dir;
   so.debounce_ms = debounce;
   so.max_message = max_message;
+  so.binding = make_binding_provider();
   spdlog::info("firstfault lsp starting: {} rules", loaded.catalog.rules().size());
   return lsp::serve_stdio(loaded.catalog, so);
 }

@@ -71,6 +71,7 @@ LspServer::LspServer(const analysis::Catalog& catalog, ServerOptions options, Ou
       features_(catalog),
       analyzer_(catalog) {
   options_.debounce_ms = std::max(options_.debounce_ms, 50);
+  if (options_.binding) features_.set_binding_provider(options_.binding);
   scheduler_ = std::make_unique<Scheduler>();
   debounce_ = std::make_unique<boost::asio::steady_timer>(scheduler_->io());
   if (!options_.docs_dir.empty())

@@ -33,6 +33,9 @@ struct ServerOptions {
   std::string docs_dir;  // where docs/catalog.md is; empty: found from the workspace
   int debounce_ms = 50;  // re-analysis delay after an edit (never below 50)
   std::size_t max_message = kDefaultMaxMessage;
+  // Offers the per-rank NCCL_IB_HCA binding as a code action (the fix engine's, set by
+  // the CLI); none: the action is not offered.
+  std::shared_ptr<BindingEditProvider> binding;
 };
 
 class LspServer {

@@ -1,0 +1,61 @@
+#include "cli/lsp_binding.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include "fix/engine.hpp"
+#include "fix/generators.hpp"
+#include "fix/topology_source.hpp"
+
+namespace ff::cli {
+
+namespace {
+
+class FixEngineBinding : public lsp::BindingEditProvider {
+ public:
+  std::optional<lsp::FileEdit> binding_edit(const analysis::Rule& rule, const analysis::Analysis&,
+                                            const std::string& log_uri) override {
+    if (!fix::wants_binding(rule)) return std::nullopt;
+    std::string path = lsp::uri_to_path(log_uri);
+    if (path.empty()) return std::nullopt;
+    std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    std::optional<fix::BindingTable> table = table_for(dir.string());
+    if (!table) return std::nullopt;  // no topology with GPUs and NICs at hand
+    return lsp::FileEdit{lsp::path_to_uri((dir / std::string(fix::kWrapperName)).string()),
+                         fix::wrapper_script(*table)};
+  }
+
+ private:
+  // Code actions are asked for often (every cursor move in some editors) and discovery
+  // reads files or the live machine, so a folder's answer is kept for a while.
+  std::optional<fix::BindingTable> table_for(const std::string& dir) {
+    using clock = std::chrono::steady_clock;
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = cache_.find(dir);
+    if (it != cache_.end() && clock::now() - it->second.when < std::chrono::seconds(30))
+      return it->second.table;
+    fix::TopologyInputs in;
+    in.workspace = dir;
+    in.live = true;
+    fix::TopologyChoice choice = fix::choose_topology(in);
+    cache_[dir] = {clock::now(), choice.table};
+    return choice.table;
+  }
+
+  struct Entry {
+    std::chrono::steady_clock::time_point when;
+    std::optional<fix::BindingTable> table;
+  };
+  std::mutex mu_;
+  std::map<std::string, Entry> cache_;
+};
+
+}  // namespace
+
+std::shared_ptr<lsp::BindingEditProvider> make_binding_provider() {
+  return std::make_shared<FixEngineBinding>();
+}
+
+}  // namespace ff::cli
