@@ -240,6 +240,36 @@ try {
     await palette("firstfault: Open Error Catalog");
     await until("the catalog preview tab", async () => (await page.locator(".tabs-container .tab").allInnerTexts()).some((x) => /Preview catalog\.md/.test(x)), 20000);
   });
+
+  await check("a GDR diagnosis offers the per-rank NCCL_IB_HCA binding and applies it", async () => {
+    // A second job: its receive side lacks GPUDirect RDMA (corpus nccl-897). The server
+    // computes the binding from the workspace's topology export and writes the wrapper.
+    await quickOpen("gdr-897.log");
+    // The diagnostics of the newly opened log arrive after a debounced analysis: ask for
+    // quick fixes on its last line until the binding is among them.
+    const widget = page.locator(".action-widget:visible");
+    await until("the binding action", async () => {
+      await page.keyboard.press("Escape");
+      await page.locator(".monaco-editor.focused .view-lines, .monaco-editor .view-lines").first().click();
+      await page.keyboard.press("Control+End");
+      await page.keyboard.press("ArrowUp");
+      await page.keyboard.press("Control+Period");
+      await widget.waitFor({ state: "visible", timeout: 3000 });
+      return (await widget.innerText()).includes("bind NCCL_IB_HCA per rank");
+    }, 60000, 1000);
+    await snap(page, "binding-quick-fix");
+    await widget.locator(".monaco-list-row").filter({ hasText: "bind NCCL_IB_HCA per rank" }).first().click();
+    const file = path.join(WS, "firstfault-bind.sh");
+    const read = () => (fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "");
+    const content = await until("firstfault-bind.sh to be written", async () => (/NCCL_IB_HCA=/.test(read()) ? read() : null), 15000)
+      .catch(async (e) => {
+        await palette("File: Save All");
+        return until("firstfault-bind.sh to be saved", async () => (/NCCL_IB_HCA=/.test(read()) ? read() : null), 10000).catch(() => { throw e; });
+      });
+    await snap(page, "binding-applied");
+    if (!/=mlx5_\d+:1/.test(content)) throw new Error(`no exact-match HCA in: ${content.slice(0, 200)}`);
+    return (content.match(/=mlx5_\d+:1/g) || []).slice(0, 3).join(" ");
+  });
 } finally {
   await snap(page, "final").catch(() => {});
   await browser.close().catch(() => {});

@@ -49,6 +49,7 @@ WS="$TMP/workspace"; UD="$TMP/user-data"; ED="$TMP/extensions"
 mkdir -p "$WS/.vscode" "$UD/User" "$ED" "$OUT"
 rm -f "$OUT"/*.png "$OUT"/*.txt
 cp "$REPO/tests/corpus/funasr-2006/log.txt" "$WS/train-2006.log"
+cp "$REPO/tests/corpus/nccl-897/log.txt" "$WS/gdr-897.log"
 cp "$REPO/tests/data/topologies/synthetic/server-8gpu-8nic-crossed.xml" "$WS/node-topology.xml"
 cat > "$WS/launch.sh" <<'SH'
 #!/bin/sh
