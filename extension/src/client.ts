@@ -25,6 +25,17 @@ export const LOG_SELECTOR: DocumentSelector = [
   { scheme: "untitled", language: "log" },
 ];
 
+// What the server is given: the logs, plus launch scripts and configs. It analyses none of
+// the latter, but hovers explain their NCCL_* variables and the NCCL_IB_HCA binding edits
+// the open launch scripts.
+export const SERVER_SELECTOR: DocumentSelector = [
+  ...LOG_SELECTOR,
+  { scheme: "file", language: "shellscript" },
+  { scheme: "file", language: "python" },
+  { scheme: "file", language: "yaml" },
+  { scheme: "file", language: "dockerfile" },
+];
+
 export function readSettings(): FirstfaultSettings {
   const c = vscode.workspace.getConfiguration("firstfault");
   return {
@@ -107,7 +118,7 @@ export class ServerHost implements vscode.Disposable {
     };
     const settings = readSettings();
     const clientOptions: LanguageClientOptions = {
-      documentSelector: LOG_SELECTOR,
+      documentSelector: SERVER_SELECTOR,
       outputChannel: this.log,
       traceOutputChannel: this.trace,
       revealOutputChannelOn: RevealOutputChannelOn.Never,

@@ -161,6 +161,8 @@ TEST_CASE("features: the fix engine's binding is offered for a GDR diagnosis", "
   FeatureServer fs(catalog());
   fs.set_binding_provider(cli::make_binding_provider());
   fs.open(uri, "log", 1, corpus("nccl-897"));
+  std::string launcher = path_to_uri((dir / "launch.sh").string());
+  fs.open(launcher, "shellscript", 1, "#!/bin/sh\nexec torchrun --nproc-per-node 8 train.py\n");
   Analyzer an(catalog());
   fs.accept(std::make_shared<AnalysisRun>(an.run(fs.log_snapshot(), fs.analyzer_options())));
   auto actions = fs.code_actions(uri, {{0, 0}, {2, 0}}, false);
@@ -171,5 +173,10 @@ TEST_CASE("features: the fix engine's binding is offered for a GDR diagnosis", "
   CHECK(bind->edit->uri == path_to_uri((dir / "firstfault-bind.sh").string()));
   CHECK_THAT(bind->edit->text, Catch::Contains("NCCL_IB_HCA="));
   CHECK_THAT(bind->edit->text, Catch::Contains("=mlx5_"));
+  // The open launch script puts the wrapper in front of the program.
+  REQUIRE(bind->more_edits.size() == 1);
+  CHECK(bind->more_edits[0].uri == launcher);
+  CHECK_THAT(bind->more_edits[0].text, Catch::Contains("firstfault-bind.sh"));
+  CHECK_THAT(bind->more_edits[0].text, Catch::Contains("torchrun"));
   fsys::remove_all(dir);
 }

@@ -244,13 +244,21 @@ try {
   await check("a GDR diagnosis offers the per-rank NCCL_IB_HCA binding and applies it", async () => {
     // A second job: its receive side lacks GPUDirect RDMA (corpus nccl-897). The server
     // computes the binding from the workspace's topology export and writes the wrapper.
+    // The topology webview of the previous step may hold the keyboard focus (keys typed
+    // there never reach the workbench): click the side bar's title first.
+    await page.locator(".part.sidebar .composite.title").first().click({ timeout: 5000 }).catch(() => {});
+    // The launch script is open too: the binding puts the wrapper in front of its program.
+    await quickOpen("launch.sh");
+    await palette("View: Keep Editor");  // a pinned tab, not a preview the next file replaces
     await quickOpen("gdr-897.log");
     // The diagnostics of the newly opened log arrive after a debounced analysis: ask for
     // quick fixes on its last line until the binding is among them.
     const widget = page.locator(".action-widget:visible");
     await until("the binding action", async () => {
       await page.keyboard.press("Escape");
-      await page.locator(".monaco-editor.focused .view-lines, .monaco-editor .view-lines").first().click();
+      // Keyboard only: with several editor groups and a webview open, a click can land on
+      // the wrong editor.
+      await palette("View: Focus Active Editor Group");
       await page.keyboard.press("Control+End");
       await page.keyboard.press("ArrowUp");
       await page.keyboard.press("Control+Period");
@@ -266,9 +274,23 @@ try {
         await palette("File: Save All");
         return until("firstfault-bind.sh to be saved", async () => (/NCCL_IB_HCA=/.test(read()) ? read() : null), 10000).catch(() => { throw e; });
       });
-    await snap(page, "binding-applied");
     if (!/=mlx5_\d+:1/.test(content)) throw new Error(`no exact-match HCA in: ${content.slice(0, 200)}`);
-    return (content.match(/=mlx5_\d+:1/g) || []).slice(0, 3).join(" ");
+    const launch = path.join(WS, "launch.sh");
+    const edited = await until("launch.sh to run the wrapper", async () => {
+      const c = fs.readFileSync(launch, "utf8");
+      return c.includes("firstfault-bind.sh") ? c : null;
+    }, 10000).catch(async (e) => {
+      await palette("File: Save All");
+      return until("launch.sh to be saved", async () => {
+        const c = fs.readFileSync(launch, "utf8");
+        return c.includes("firstfault-bind.sh") ? c : null;
+      }, 10000).catch(() => { throw e; });
+    });
+    await quickOpen("launch.sh");
+    await snap(page, "binding-applied");
+    const line = edited.split("\n").find((l) => l.includes("torchrun")) || "";
+    if (!/--no_python/.test(line) || !/firstfault-bind\.sh/.test(line)) throw new Error(`launch line: ${line}`);
+    return `${(content.match(/=mlx5_\d+:1/g) || []).slice(0, 3).join(" ")}; launch.sh: ${line.trim().slice(0, 90)}`;
   });
 } finally {
   await snap(page, "final").catch(() => {});

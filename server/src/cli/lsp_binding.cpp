@@ -5,9 +5,11 @@
 #include <map>
 #include <mutex>
 
+#include "fix/edit.hpp"
 #include "fix/engine.hpp"
 #include "fix/generators.hpp"
 #include "fix/topology_source.hpp"
+#include "fix/workspace_io.hpp"
 
 namespace ff::cli {
 
@@ -25,6 +27,30 @@ class FixEngineBinding : public lsp::BindingEditProvider {
     if (!table) return std::nullopt;  // no topology with GPUs and NICs at hand
     return lsp::FileEdit{lsp::path_to_uri((dir / std::string(fix::kWrapperName)).string()),
                          fix::wrapper_script(*table)};
+  }
+
+  std::vector<lsp::FileEdit> launcher_edits(
+      const analysis::Rule& rule, const std::string& log_uri,
+      const std::vector<std::pair<std::string, std::string>>& open_documents) override {
+    std::vector<lsp::FileEdit> out;
+    if (!fix::wants_binding(rule)) return out;
+    std::string log_path = lsp::uri_to_path(log_uri);
+    if (log_path.empty()) return out;
+    std::string dir = std::filesystem::path(log_path).parent_path().string();
+    std::optional<fix::BindingTable> table = table_for(dir);
+    if (!table) return out;
+    std::string wrapper = (std::filesystem::path(dir) / std::string(fix::kWrapperName)).string();
+    for (const auto& [uri, text] : open_documents) {
+      std::string path = lsp::uri_to_path(uri);
+      // Only shell launchers the user has open, inside the log's folder tree.
+      if (path.empty() || !fix::inside_workspace(dir, path)) continue;
+      if (fix::detect_file_kind(path, text) != fix::FileKind::Shell) continue;
+      auto r = fix::shell_binding_edits(text, *table, wrapper);
+      if (!r.found_target || r.edits.empty()) continue;
+      std::string edited = fix::apply_text_edits(text, r.edits);
+      if (edited != text) out.push_back({uri, std::move(edited)});
+    }
+    return out;
   }
 
  private:

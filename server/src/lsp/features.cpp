@@ -500,6 +500,10 @@ std::vector<CodeActionItem> FeatureServer::code_actions(const std::string& uri, 
         a.title = "firstfault: bind NCCL_IB_HCA per rank";
         a.diagnostics.push_back(d);
         a.edit = std::move(edit);
+        std::vector<std::pair<std::string, std::string>> open;
+        for (const auto& [doc_uri, doc] : docs_)
+          if (!is_log(doc_uri) && doc.text) open.emplace_back(doc_uri, *doc.text);
+        a.more_edits = binding_->launcher_edits(*rule, uri, open);
         out.push_back(std::move(a));
       }
     }

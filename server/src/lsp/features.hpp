@@ -114,6 +114,7 @@ struct CodeActionItem {
   std::vector<DiagnosticItem> diagnostics;
   std::optional<ActionKey> resolve;  // edit computed lazily from this
   std::optional<FileEdit> edit;      // or given at once
+  std::vector<FileEdit> more_edits;  // further files changed by the same action
   std::optional<CommandItem> command;
 };
 
@@ -130,6 +131,14 @@ class BindingEditProvider {
   virtual std::optional<FileEdit> binding_edit(const analysis::Rule& rule,
                                                const analysis::Analysis& analysis,
                                                const std::string& log_uri) = 0;
+  // The open documents (uri, text) this binding also edits, as whole new texts: launch
+  // scripts that must put the wrapper in front of the program. Only documents the user
+  // has open are ever passed in.
+  virtual std::vector<FileEdit> launcher_edits(
+      const analysis::Rule& /*rule*/, const std::string& /*log_uri*/,
+      const std::vector<std::pair<std::string, std::string>>& /*open_documents*/) {
+    return {};
+  }
 };
 
 bool looks_like_log(const std::string& uri, const std::string& language_id);

@@ -497,7 +497,17 @@ json LspServer::code_action(const json& params) {
     if (a.resolve)
       j["data"] = {
           {"uri", a.resolve->uri}, {"rule", a.resolve->rule_id}, {"kind", a.resolve->kind}};
-    if (a.edit) j["edit"] = file_edit_json(*a.edit);
+    if (a.edit) {
+      j["edit"] = file_edit_json(*a.edit);
+      // Open launch scripts: their whole text replaced (clients clamp the end position).
+      for (const auto& more : a.more_edits)
+        j["edit"]["documentChanges"].push_back(
+            {{"textDocument", {{"uri", more.uri}, {"version", nullptr}}},
+             {"edits",
+              {{{"range", {{"start", {{"line", 0}, {"character", 0}}},
+                           {"end", {{"line", 1 << 30}, {"character", 0}}}}},
+                {"newText", more.text}}}}});
+    }
     if (a.command)
       j["command"] = {{"title", a.command->title},
                       {"command", a.command->command},
