@@ -1,10 +1,15 @@
 # $/cancelRequest: a request waiting for an analysis is cancelled with -32800; cancelling a
 # finished or unknown request changes nothing.
+# A long debounce keeps the hover below waiting for the analysis however fast the machine.
+args --debounce-ms 1500
 send {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}
 expect {"id":1,"result":{}}
 send {"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///tmp/c.log","languageId":"log","version":1,"text":"[rank1]: RuntimeError: CUDA error: out of memory\n"}}}
 expect {"method":"textDocument/publishDiagnostics","params":{"version":1}}
-# The edit is debounced (50 ms), so the hover waits for the analysis of version 2.
+# Let the first analysis finish its bookkeeping, so the edit below is debounced rather than
+# picked up by a re-run that the first analysis would start when it ends.
+sleep 300
+# The edit is debounced (1.5 s here), so the hover waits for the analysis of version 2.
 send {"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///tmp/c.log","version":2},"contentChanges":[{"text":"[rank3]: RuntimeError: CUDA error: out of memory\n"}]}}
 send {"jsonrpc":"2.0","id":2,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///tmp/c.log"},"position":{"line":0,"character":20}}}
 send {"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":2}}
