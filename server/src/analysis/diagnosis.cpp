@@ -126,6 +126,12 @@ std::string describe(const Event& e) {
   return who.empty() ? "line " + std::to_string(e.line + 1) : who;
 }
 
+std::string outlier_reason(const std::vector<Event>& events, const CrossRankFinding& f) {
+  return describe(events[f.lead]) + " is the outlier among " + std::to_string(f.participants) +
+         " ranks: " + f.key + "=" + f.lead_value + " where the others report " + f.key + "=" +
+         f.majority_value;
+}
+
 }  // namespace
 
 Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanState state) {
@@ -175,9 +181,7 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
     }
     Hypothesis& h = hyps[cat];
     h.lead = f.lead;
-    h.lead_reason = describe(events[f.lead]) + " is the outlier among " +
-                    std::to_string(f.participants) + " ranks: " + f.key + "=" + f.lead_value +
-                    " where the others report " + f.key + "=" + f.majority_value;
+    h.lead_reason = outlier_reason(events, f);
   }
   bool have_causes = !hyps.empty();
   if (!have_causes) {
@@ -208,10 +212,7 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
       if (f != findings.end() &&
           std::find(top.begin(), top.end(), f->second.lead) != top.end()) {
         h.lead = f->second.lead;
-        h.lead_reason = describe(events[f->second.lead]) + " is the outlier among " +
-                        std::to_string(f->second.participants) + " ranks: " + f->second.key +
-                        "=" + f->second.lead_value + " where the others report " +
-                        f->second.key + "=" + f->second.majority_value;
+        h.lead_reason = outlier_reason(events, f->second);
         break;
       }
     }

@@ -75,4 +75,10 @@ struct Rule {
   std::string origin;  // where the rule came from (a file path, or "builtin:<name>")
 };
 
+// Which rule speaks for a line several rules match: any cause or symptom before any
+// context rule, then the higher weight. The scan and the linter's shadowing check agree.
+inline double line_precedence(const Rule& r) {
+  return (r.role == Role::kContext ? 0.0 : 10.0) + r.weight;
+}
+
 }  // namespace ff::analysis

@@ -109,15 +109,10 @@ struct LineMatcher {
     // One line is one piece of evidence: when several rules match it, the most specific
     // (highest weight) cause or symptom speaks for it. Context and benign hits are kept
     // only when nothing stronger matched the line.
-    auto rank_of = [&](const PatternHit& h) {
-      const Rule& r = rules[h.rule];
-      double tier = r.role == Role::kContext ? 0 : 1;
-      return tier * 10 + r.weight;
-    };
-    const PatternHit* best = &hits.front();
-    for (const auto& h : hits)
-      if (rank_of(h) > rank_of(*best)) best = &h;
-    PatternHit& h = const_cast<PatternHit&>(*best);
+    PatternHit* best = &hits.front();
+    for (auto& h : hits)
+      if (line_precedence(rules[h.rule]) > line_precedence(rules[best->rule])) best = &h;
+    PatternHit& h = *best;
     ++state.rule_hits[h.rule];
     if (state.rule_hits[h.rule] > kMaxEventsPerRule) return;
     catalog.fill_captures(line, h);

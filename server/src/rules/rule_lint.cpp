@@ -83,9 +83,7 @@ LintReport lint(const std::vector<analysis::Rule>& raw, std::vector<RuleProblem>
   std::vector<std::pair<std::size_t, std::size_t>> checks;
   std::vector<int> scratch;
   const auto& rules = catalog.rules();
-  auto strength = [&](std::size_t i) {
-    return (rules[i].role == analysis::Role::kContext ? 0.0 : 10.0) + rules[i].weight;
-  };
+  auto strength = [&](std::size_t i) { return analysis::line_precedence(rules[i]); };
   for (std::size_t ri = 0; ri < rules.size(); ++ri) {
     if (rules[ri].examples_match.empty()) continue;
     std::map<std::size_t, std::size_t> beaten_by;
