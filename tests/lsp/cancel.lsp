@@ -11,8 +11,9 @@ expect {"method":"textDocument/publishDiagnostics","params":{"version":1}}
 sleep 300
 # The edit is debounced (1.5 s here), so the hover waits for the analysis of version 2.
 send {"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///tmp/c.log","version":2},"contentChanges":[{"text":"[rank3]: RuntimeError: CUDA error: out of memory\n"}]}}
-# The hover and its cancellation in one write: the cancellation is queued before the
-# analysis the hover waits for can finish, however fast the machine.
+# The hover and its cancellation in one write (atomic on a pipe, so one read): the server
+# accepts every frame of a read before dispatching any, so the cancellation is recorded
+# before the hover can start, however the threads are scheduled.
 raw b'Content-Length: 145\r\n\r\n{"jsonrpc":"2.0","id":2,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///tmp/c.log"},"position":{"line":0,"character":20}}}Content-Length: 62\r\n\r\n{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":2}}'
 expect {"id":2,"error":{"code":-32800}}
 send {"jsonrpc":"2.0","id":3,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///tmp/c.log"},"position":{"line":0,"character":20}}}

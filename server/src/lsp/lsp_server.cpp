@@ -94,47 +94,67 @@ LspServer::~LspServer() {
 // Reader thread
 
 void LspServer::on_frame(const Frame& frame) {
+  if (auto msg = accept(frame)) post(std::move(*msg));
+}
+
+void LspServer::on_frames(const std::vector<Frame>& frames) {
+  // Every frame of the batch is accepted before any is dispatched, so a $/cancelRequest
+  // that arrived together with its request is marked before the protocol thread can
+  // start the request: the cancellation cannot lose a race it was never meant to run.
+  std::vector<json> accepted;
+  accepted.reserve(frames.size());
+  for (const auto& f : frames)
+    if (auto msg = accept(f)) accepted.push_back(std::move(*msg));
+  for (auto& msg : accepted) post(std::move(msg));
+}
+
+void LspServer::post(json msg) {
+  scheduler_->post([this, msg = std::move(msg)]() mutable { handle(std::move(msg)); });
+}
+
+std::optional<nlohmann::json> LspServer::accept(const Frame& frame) {
   if (frame.kind == Frame::Kind::kError) {
     spdlog::warn("framing: {}", frame.error);
     bool too_large = frame.error.find("exceeds the limit") != std::string::npos;
     reply_error(nullptr, too_large ? kInvalidRequest : kParseError, frame.error);
-    return;
+    return std::nullopt;
   }
   json msg = json::parse(frame.body, nullptr, false);
   if (msg.is_discarded()) {
     spdlog::warn("body is not JSON ({} bytes)", frame.body.size());
     reply_error(nullptr, kParseError, "Parse error: the message body is not JSON");
-    return;
+    return std::nullopt;
   }
   if (!msg.is_object()) {
     reply_error(nullptr, kInvalidRequest, "Invalid Request: a message must be a JSON object");
-    return;
+    return std::nullopt;
   }
   json id = msg.contains("id") ? msg["id"] : json();
   bool has_id = msg.contains("id");
   if (has_id && !id.is_string() && !id.is_number_integer() && !id.is_number_unsigned()) {
     reply_error(nullptr, kInvalidRequest, "Invalid Request: id must be an integer or a string");
-    return;
+    return std::nullopt;
   }
   auto jsonrpc = msg.find("jsonrpc");
   if (jsonrpc == msg.end() || *jsonrpc != "2.0") {
     reply_error(has_id ? id : json(), kInvalidRequest, "Invalid Request: jsonrpc must be \"2.0\"");
-    return;
+    return std::nullopt;
   }
   auto method = msg.find("method");
   if (method == msg.end()) {
-    if (has_id && (msg.contains("result") || msg.contains("error"))) return;  // a response to us
+    // A response to a request of ours.
+    if (has_id && (msg.contains("result") || msg.contains("error"))) return std::nullopt;
     reply_error(has_id ? id : json(), kInvalidRequest, "Invalid Request: no method");
-    return;
+    return std::nullopt;
   }
   if (!method->is_string()) {
     reply_error(has_id ? id : json(), kInvalidRequest, "Invalid Request: method must be a string");
-    return;
+    return std::nullopt;
   }
   if (msg.contains("params") && !msg["params"].is_object() && !msg["params"].is_array()) {
     if (has_id)
       reply_error(id, kInvalidRequest, "Invalid Request: params must be an object or array");
-    return;
+    return std::nullopt;
   }
   std::string m = *method;
   if (!has_id && m == "$/cancelRequest") {
@@ -149,7 +169,7 @@ void LspServer::on_frame(const Frame& frame) {
     std::lock_guard<std::mutex> lock(ids_mu_);
     inflight_.insert(id_key(id));
   }
-  scheduler_->post([this, msg = std::move(msg)]() mutable { handle(std::move(msg)); });
+  return msg;
 }
 
 int LspServer::on_eof() {
@@ -671,7 +691,7 @@ int serve_stdio(const analysis::Catalog& catalog, const ServerOptions& options) 
     if (n <= 0) break;
     frames.clear();
     parser.feed(std::string_view(buf.data(), static_cast<std::size_t>(n)), frames);
-    for (const auto& f : frames) server.on_frame(f);
+    server.on_frames(frames);
   }
   if (parser.mid_message()) spdlog::warn("end of input in the middle of a message");
   int code = server.on_eof();

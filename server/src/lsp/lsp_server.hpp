@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -45,6 +46,9 @@ class LspServer {
 
   // Reader thread: one frame (or framing error) from the client.
   void on_frame(const Frame& frame);
+  // Reader thread: the frames of one read, all accepted (ids and cancellations recorded)
+  // before any is dispatched.
+  void on_frames(const std::vector<Frame>& frames);
   // Reader thread, at end of input: waits briefly for queued work, returns the exit code.
   int on_eof();
   bool exited() const { return exited_; }
@@ -52,6 +56,10 @@ class LspServer {
 
  private:
   using json = nlohmann::json;
+  // Reader thread: validates a frame, answers it if it is malformed, records its id or
+  // the cancellation it carries; the message to dispatch, if any.
+  std::optional<json> accept(const Frame& frame);
+  void post(json msg);
   void handle(json msg);  // protocol thread
   void handle_request(const json& id, const std::string& method, const json& params);
   void handle_notification(const std::string& method, const json& params);
