@@ -64,7 +64,7 @@ for t in "${targets[@]}"; do
   corpus=$build/corpus/$t
   seed "$t" "$corpus"
   echo "== fuzz_$t for ${secs}s"
-  if ! "$build/bin/fuzz_$t" "$corpus" -max_total_time="$secs" -seed=1 -timeout=10 -rss_limit_mb=2048 \
+  if ! LSAN_OPTIONS=suppressions=$root/tools/lsan.supp:print_suppressions=0 "$build/bin/fuzz_$t" "$corpus" -max_total_time="$secs" -seed=1 -timeout=10 -rss_limit_mb=2048 \
        -max_len=262144 -print_final_stats=1 -artifact_prefix="$build/crashes/${t}-" \
        >"$build/fuzz_$t.log" 2>&1; then
     status=1

@@ -37,6 +37,7 @@ if [ "$sanitize" = 1 ]; then
   # code LeakSanitizer cannot even name; the sanitized run loads hwloc without them (the
   # normal run above covers the plugins).
   HWLOC_PLUGINS_PATH=/nonexistent \
+  LSAN_OPTIONS=suppressions=$PWD/tools/lsan.supp:print_suppressions=0 \
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j"$jobs" --timeout 600
 fi

@@ -258,7 +258,7 @@ assert len(set(re.findall(r'host-\d+', s))) <= 3, set(re.findall(r'host-\d+', s)
 $T "$ff" analyze --format json "$tmp/home/frank/gpunode17.log" >"$tmp/unmasked.json"
 check "without --mask the host is shown" grep -q gpunode17 "$tmp/unmasked.json"
 
-# Fuzzer findings replayed: each crashed hwloc's XML import; now a clear error, exit 2.
+# Fuzzer findings replayed: each crashed or upset hwloc's XML import; now a clear error, exit 2.
 for f in "$tests"/hostile/regressions/topology/*.xml; do
   [ -e "$f" ] || continue
   "$ff" topo --xml "$f" >/dev/null 2>"$tmp/e"
