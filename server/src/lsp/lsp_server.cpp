@@ -187,7 +187,8 @@ int LspServer::on_eof() {
 
 void LspServer::handle(json msg) {
   std::string method = msg["method"];
-  json params = msg.contains("params") ? msg["params"] : json::object();
+  // Moved, not copied: a didOpen's params hold the whole document.
+  json params = msg.contains("params") ? std::move(msg["params"]) : json::object();
   if (!msg.contains("id")) {
     try {
       handle_notification(method, params);
