@@ -1,6 +1,7 @@
-# $/cancelRequest: a request waiting for an analysis is cancelled with -32800; cancelling a
-# finished or unknown request changes nothing.
-# A long debounce keeps the hover below waiting for the analysis however fast the machine.
+# $/cancelRequest: a request cancelled before it ran is answered -32800 and never run;
+# cancelling a finished or unknown request changes nothing.
+# A long debounce makes hovers wait for the analysis of the edited document, so the
+# cancelled hover could not have been answered early even if its cancellation came late.
 args --debounce-ms 1500
 send {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}
 expect {"id":1,"result":{}}

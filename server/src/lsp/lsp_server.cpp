@@ -93,10 +93,6 @@ LspServer::~LspServer() {
 // ---------------------------------------------------------------------------------------
 // Reader thread
 
-void LspServer::on_frame(const Frame& frame) {
-  if (auto msg = accept(frame)) post(std::move(*msg));
-}
-
 void LspServer::on_frames(const std::vector<Frame>& frames) {
   // Every frame of the batch is accepted before any is dispatched, so a $/cancelRequest
   // that arrived together with its request is marked before the protocol thread can
@@ -105,11 +101,8 @@ void LspServer::on_frames(const std::vector<Frame>& frames) {
   accepted.reserve(frames.size());
   for (const auto& f : frames)
     if (auto msg = accept(f)) accepted.push_back(std::move(*msg));
-  for (auto& msg : accepted) post(std::move(msg));
-}
-
-void LspServer::post(json msg) {
-  scheduler_->post([this, msg = std::move(msg)]() mutable { handle(std::move(msg)); });
+  for (auto& msg : accepted)
+    scheduler_->post([this, msg = std::move(msg)]() mutable { handle(std::move(msg)); });
 }
 
 std::optional<nlohmann::json> LspServer::accept(const Frame& frame) {

@@ -44,10 +44,8 @@ class LspServer {
   LspServer(const analysis::Catalog& catalog, ServerOptions options, Output& out);
   ~LspServer();
 
-  // Reader thread: one frame (or framing error) from the client.
-  void on_frame(const Frame& frame);
-  // Reader thread: the frames of one read, all accepted (ids and cancellations recorded)
-  // before any is dispatched.
+  // Reader thread: the frames (or framing errors) of one read from the client, all
+  // accepted (ids and cancellations recorded) before any is dispatched.
   void on_frames(const std::vector<Frame>& frames);
   // Reader thread, at end of input: waits briefly for queued work, returns the exit code.
   int on_eof();
@@ -59,7 +57,6 @@ class LspServer {
   // Reader thread: validates a frame, answers it if it is malformed, records its id or
   // the cancellation it carries; the message to dispatch, if any.
   std::optional<json> accept(const Frame& frame);
-  void post(json msg);
   void handle(json msg);  // protocol thread
   void handle_request(const json& id, const std::string& method, const json& params);
   void handle_notification(const std::string& method, const json& params);
