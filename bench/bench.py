@@ -146,6 +146,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--out", default=os.path.join(HERE, "out"))
     ap.add_argument("--quick", action="store_true", help="10 and 100 MB only, 1 run, no many-files")
+    ap.add_argument("--only", choices=["cli", "lsp"], help="run only the CLI or only the LSP figures")
     args = ap.parse_args()
     ff = args.firstfault
     if not os.access(ff, os.X_OK):
@@ -168,6 +169,8 @@ def main():
         subprocess.run([rg, "--version"], capture_output=True, text=True).stdout.split("\n")[0], n_patterns))
 
     rates = {}
+    if args.only == "lsp":
+        sizes = []
     for size in sizes:
         path, meta = ensure_log(args.out, size)
         mb = os.path.getsize(path) / 1e6
@@ -195,6 +198,21 @@ def main():
         rep.add("linear: MB/s at %d MB vs %d MB" % (hi, lo), "%.2f" % ratio, "0.70 .. 1.30",
                 0.7 <= ratio <= 1.3)
 
+    if args.only != "lsp":
+        cli_scaling(ff, args, rep)
+    if args.only != "cli":
+        lsp_path, _ = ensure_log(args.out, 100)
+        try:
+            lsp_bench(ff, lsp_path, rep)
+        except Exception as e:  # a broken server is a failed figure, not a crash of the bench
+            rep.add("LSP benchmark", "error: %s" % e, "runs", False)
+
+    print("\n%d figures, %d missed" % (len(rep.rows), rep.failed))
+    return 1 if rep.failed else 0
+
+
+def cli_scaling(ff, args, rep):
+    """Rule count, many files and start-up."""
     # Rule scaling: the first 10 rules alone against the full catalog.
     path, _ = ensure_log(args.out, 100)
     ten = tempfile.mkdtemp(prefix="ff-10rules-")
@@ -230,15 +248,6 @@ def main():
         o.writelines(f.readlines()[:10])
     t_small, _ = best([ff, "analyze", small], 20)
     rep.add("start-up: analyze on a 10-line file", "%.1f ms" % (t_small * 1000), "<= 20 ms", t_small <= 0.02)
-
-    lsp_path, _ = ensure_log(args.out, 100)
-    try:
-        lsp_bench(ff, lsp_path, rep)
-    except Exception as e:  # a broken server is a failed figure, not a crash of the bench
-        rep.add("LSP benchmark", "error: %s" % e, "runs", False)
-
-    print("\n%d figures, %d missed" % (len(rep.rows), rep.failed))
-    return 1 if rep.failed else 0
 
 
 if __name__ == "__main__":

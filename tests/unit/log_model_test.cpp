@@ -20,7 +20,71 @@ std::vector<std::string> split(std::string_view text) {
   return out;
 }
 
+// strip_ansi one byte at a time, as simply as it can be said: the reference the fast one
+// (which copies runs of plain bytes) is compared with.
+void strip_reference(std::string_view s, std::string& text, std::vector<std::size_t>& origin) {
+  auto residue = [&](std::size_t i, std::size_t& end) {
+    std::size_t j = i + 1;
+    while (j < s.size() && j - i <= 12 && ((s[j] >= '0' && s[j] <= '9') || s[j] == ';')) ++j;
+    if (j < s.size() && s[j] == 'm') return end = j + 1, true;
+    return false;
+  };
+  text.clear();
+  origin.clear();
+  std::size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c == 0x1b) {
+      if (i + 1 >= s.size()) break;
+      char k = s[i + 1];
+      std::size_t j = i + 2;
+      if (k == '[') {
+        while (j < s.size() && static_cast<unsigned char>(s[j]) >= 0x20 && static_cast<unsigned char>(s[j]) <= 0x3f) ++j;
+        while (j < s.size() && static_cast<unsigned char>(s[j]) >= 0x20 && static_cast<unsigned char>(s[j]) <= 0x2f) ++j;
+        i = j < s.size() ? j + 1 : j;
+      } else if (k == ']' || k == 'P' || k == '_' || k == '^') {
+        while (j < s.size() && s[j] != '\a' && !(s[j] == 0x1b && j + 1 < s.size() && s[j + 1] == '\\')) ++j;
+        i = j >= s.size() ? j : j + (s[j] == '\a' ? 1 : 2);
+      } else {
+        i += 2;
+      }
+      continue;
+    }
+    std::size_t end;
+    if (c == '[' && (i == 0 || s[i - 1] == ' ' || s[i - 1] == ':') && residue(i, end)) {
+      i = end;
+      continue;
+    }
+    if (!((c < 0x20 && c != '\t') || c == 0x7f)) {
+      text.push_back(static_cast<char>(c));
+      origin.push_back(i);
+    }
+    ++i;
+  }
+}
+
 }  // namespace
+
+TEST_CASE("escape stripping agrees with the byte-at-a-time reference", "[log-model]") {
+  std::string alphabet = "\x1b[]0123;m\a\\ :aP(_\t\r\x7f";
+  alphabet.push_back('\0');
+  std::uint32_t seed = 99;
+  auto rnd = [&] { return seed = seed * 1664525u + 1013904223u; };
+  CleanLine c;
+  std::string text;
+  std::vector<std::size_t> origin;
+  for (int round = 0; round < 3000; ++round) {
+    std::string line;
+    std::size_t len = rnd() % 40;
+    for (std::size_t i = 0; i < len; ++i) line.push_back(alphabet[rnd() % alphabet.size()]);
+    strip_ansi(line, c);
+    strip_reference(line, text, origin);
+    INFO("round " << round);
+    REQUIRE(c.text == text);
+    for (std::size_t k = 0; k < origin.size(); ++k) CHECK(c.raw_offset(k) == origin[k]);
+    if (!origin.empty()) CHECK(c.raw_offset(origin.size()) == origin.back() + 1);
+  }
+}
 
 TEST_CASE("lines end at LF, CRLF and lone CR like in editors", "[log-model]") {
   CHECK(split("a\nb\n") == std::vector<std::string>{"a", "b"});
@@ -33,6 +97,32 @@ TEST_CASE("lines end at LF, CRLF and lone CR like in editors", "[log-model]") {
   CHECK(split(" 12%|#  | 118/1000\r 12%|#  | 119/1000\rdone\n") ==
         std::vector<std::string>{" 12%|#  | 118/1000", " 12%|#  | 119/1000", "done"});
   CHECK(split("a\r\r\nb") == std::vector<std::string>{"a", "", "b"});
+}
+
+TEST_CASE("counting line ends agrees with splitting, at every alignment", "[log-model]") {
+  // Random mixes of LF, CR, CRLF and text, long enough for the vectorised path, with the
+  // counted range starting and ending anywhere that does not split a CRLF.
+  std::uint32_t seed = 12345;
+  auto rnd = [&] { return seed = seed * 1664525u + 1013904223u; };
+  for (int round = 0; round < 300; ++round) {
+    std::string text;
+    std::size_t len = rnd() % 300;
+    for (std::size_t i = 0; i < len; ++i) {
+      std::uint32_t r = rnd() % 10;
+      text.push_back(r == 0 ? '\n' : r == 1 ? '\r' : static_cast<char>('a' + r));
+    }
+    std::size_t from = len ? rnd() % (len + 1) : 0;
+    while (from > 0 && from < len && text[from - 1] == '\r' && text[from] == '\n') --from;
+    std::size_t to = from + (len - from ? rnd() % (len - from + 1) : 0);
+    while (to > from && to < len && text[to - 1] == '\r' && text[to] == '\n') --to;
+    // Reference: the lines LineCursor finds in the range, minus an unterminated last one.
+    std::string_view part = std::string_view(text).substr(from, to - from);
+    std::size_t expected = split(part).size();
+    if (!part.empty() && part.back() != '\n' && part.back() != '\r') --expected;
+    INFO("round " << round << " from " << from << " to " << to);
+    CHECK(count_line_ends(text, from, to) == expected);
+    CHECK(count_lines(part) == split(part).size());
+  }
 }
 
 TEST_CASE("line numbers and offsets are those of the original text", "[log-model]") {

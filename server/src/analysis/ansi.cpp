@@ -38,16 +38,53 @@ bool may_contain_escapes(std::string_view line) {
   return false;
 }
 
+namespace {
+
+// Bytes where strip_ansi may have to drop something: C0 controls (ESC among them) except
+// TAB, DEL, and '[' (the start of an SGR residue).
+bool special(unsigned char c) {
+  return (c < 0x20 && c != '\t') || c == 0x7f || c == '[';
+}
+
+}  // namespace
+
 void strip_ansi(std::string_view s, CleanLine& out) {
   out.text.clear();
-  out.origin.clear();
+  out.runs.clear();
   out.text.reserve(s.size());
-  out.origin.reserve(s.size());
+  // Kept bytes are copied a run at a time: most of a coloured line is plain text between
+  // two escape sequences.
+  auto keep = [&](std::size_t from, std::size_t to) {
+    if (from >= to) return;
+    if (out.runs.empty() ||
+        out.runs.back().first + (from - out.runs.back().second) != out.text.size())
+      out.runs.emplace_back(out.text.size(), from);
+    out.text.append(s.data() + from, to - from);
+  };
   std::size_t i = 0;
+  std::size_t plain = 0;  // start of the bytes not yet kept or dropped
   while (i < s.size()) {
     unsigned char c = static_cast<unsigned char>(s[i]);
+    if (!special(c)) {
+      ++i;
+      continue;
+    }
+    if (c == '[') {
+      std::size_t end;
+      if ((i == 0 || s[i - 1] == ' ' || s[i - 1] == ':') && is_sgr_residue(s, i, end)) {
+        keep(plain, i);
+        i = plain = end;
+      } else {
+        ++i;
+      }
+      continue;
+    }
+    keep(plain, i);
     if (c == 0x1b) {
-      if (i + 1 >= s.size()) break;
+      if (i + 1 >= s.size()) {
+        i = plain = s.size();
+        break;
+      }
       char k = s[i + 1];
       if (k == '[') {  // CSI: parameters and intermediates, then one final byte 0x40-0x7e
         std::size_t j = i + 2;
@@ -75,21 +112,12 @@ void strip_ansi(std::string_view s, CleanLine& out) {
       } else {
         i += 2;  // two-byte sequences such as ESC ( B or ESC =
       }
-      continue;
+    } else {
+      ++i;  // another control byte: dropped
     }
-    std::size_t end;
-    if (c == '[' && (i == 0 || s[i - 1] == ' ' || s[i - 1] == ':') && is_sgr_residue(s, i, end)) {
-      i = end;
-      continue;
-    }
-    if ((c < 0x20 && c != '\t') || c == 0x7f) {
-      ++i;
-      continue;
-    }
-    out.text.push_back(static_cast<char>(c));
-    out.origin.push_back(i);
-    ++i;
+    plain = i;
   }
+  keep(plain, std::min(i, s.size()));
 }
 
 }  // namespace ff::analysis

@@ -5,21 +5,30 @@
 // from so a match can be mapped back to the original column.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ff::analysis {
 
 struct CleanLine {
-  std::string text;                 // the line without escape sequences
-  std::vector<std::size_t> origin;  // origin[i] = byte offset in the raw line of text[i];
-                                    // empty when nothing was removed (identity mapping)
+  std::string text;  // the line without escape sequences
+  // Where the kept bytes came from, one entry per run of bytes kept together:
+  // (offset in text, offset in the raw line). Empty when nothing was kept.
+  std::vector<std::pair<std::size_t, std::size_t>> runs;
+
+  // The byte offset in the raw line of text[clean_offset]; for text.size(), one past the
+  // raw position of the last kept byte.
   std::size_t raw_offset(std::size_t clean_offset) const {
-    if (origin.empty()) return clean_offset;
-    if (clean_offset < origin.size()) return origin[clean_offset];
-    return origin.empty() ? clean_offset : origin.back() + 1;
+    if (runs.empty()) return clean_offset;
+    auto it = std::upper_bound(runs.begin(), runs.end(), clean_offset,
+                               [](std::size_t c, const auto& run) { return c < run.first; });
+    if (it == runs.begin()) return runs.front().second;
+    --it;
+    return it->second + (clean_offset - it->first);
   }
 };
 

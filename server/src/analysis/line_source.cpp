@@ -1,8 +1,11 @@
 #include "analysis/line_source.hpp"
 
 #include <re2/re2.h>
+#include <re2/set.h>
 
 #include <charconv>
+#include <cstdint>
+#include <vector>
 
 namespace ff::analysis {
 
@@ -19,28 +22,77 @@ RE2::Options latin1() {
   return o;
 }
 
+// Every prefix pattern, anchored at the start of what is left of the line.
+enum Kind : unsigned {
+  kRay, kTorchrun, kMpi, kSlurm, kGlog, kC10d, kNcclHeader, kNcclDevOnly, kNcclLevel,
+  kNcclOldLevel, kUcx, kHost, kSyslog, kIso, kUptime, kRelativeUptime, kKinds
+};
+
+constexpr const char* kPatterns[kKinds] = {
+    R"(^\(([\w.]+) pid=(\d+)(?:, ip=([\d.]+))?\) ?)",
+    R"(^\[(?:rank|default)(\d+)\]: ?)",
+    R"(^\[\d+,(\d+)\]<(?:stdout|stderr|stddiag)>: ?)",
+    R"(^ *(\d{1,6}): )",
+    // glog and c10 C++ LOG lines: "E1203 10:11:12.123456 1234 file.cc:12]" or, without the
+    // thread id, "[E1003 18:37:01.832146912 ProcessGroupNCCL.cpp:607]". The month-day
+    // number is not zero-padded in c10 ("E219" is 19 February).
+    R"(^\[?([IWEF])(\d{3,4}) (\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?: +(\d+))? ([\w./-]+:\d+)\] ?)",
+    R"(^\[([IWEF]) ([\w./-]+:\d+)\] ?)",
+    R"(^([^\s:\[\]]+):(\d+):(\d+) \[(\d+)\] )",
+    R"(^\[(\d+)\] )",
+    R"(^\s*(?:([\w./+-]+:\d+) )?NCCL (INFO|WARN|TRACE|ERROR|ABORT)\b ?)",
+    R"(^([\w./+-]+:\d+) (WARN|INFO) )",
+    R"(^\[([^\s:\[\]]+):(\d+) *:(\d+):(\d+)\] +)",
+    R"(^([A-Za-z0-9][\w.-]{0,127}): ?)",
+    R"(^([A-Z][a-z]{2}) +(\d{1,2}) (\d\d):(\d\d):(\d\d) (\S+) [\w./-]+(?:\[\d+\])?: )",
+    R"(^\[?(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?:Z|[+-]\d\d:?\d\d)?\]? )",
+    R"(^\[ *(\d+)\.(\d+)\] )",
+    R"(^\[ *\+\d+\.\d+\] )",
+};
+
 struct Prefixes {
-  RE2 ray{R"(^\(([\w.]+) pid=(\d+)(?:, ip=([\d.]+))?\) ?)", latin1()};
-  RE2 torchrun{R"(^\[(?:rank|default)(\d+)\]: ?)", latin1()};
-  RE2 mpi{R"(^\[\d+,(\d+)\]<(?:stdout|stderr|stddiag)>: ?)", latin1()};
-  RE2 slurm{R"(^ *(\d{1,6}): )", latin1()};
-  // glog and c10 C++ LOG lines: "E1203 10:11:12.123456 1234 file.cc:12]" or, without the
-  // thread id, "[E1003 18:37:01.832146912 ProcessGroupNCCL.cpp:607]". The month-day number
-  // is not zero-padded in c10 ("E219" is 19 February).
-  RE2 glog{R"(^\[?([IWEF])(\d{3,4}) (\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?: +(\d+))? ([\w./-]+:\d+)\] ?)", latin1()};
-  RE2 c10d{R"(^\[([IWEF]) ([\w./-]+:\d+)\] ?)", latin1()};
-  RE2 nccl_header{R"(^([^\s:\[\]]+):(\d+):(\d+) \[(\d+)\] )", latin1()};
-  RE2 nccl_dev_only{R"(^\[(\d+)\] )", latin1()};
-  RE2 nccl_level{R"(^\s*(?:([\w./+-]+:\d+) )?NCCL (INFO|WARN|TRACE|ERROR|ABORT)\b ?)", latin1()};
-  RE2 nccl_old_level{R"(^([\w./+-]+:\d+) (WARN|INFO) )", latin1()};
-  RE2 ucx{R"(^\[([^\s:\[\]]+):(\d+) *:(\d+):(\d+)\] +)", latin1()};
-  RE2 host{R"(^([A-Za-z0-9][\w.-]{0,127}): ?)", latin1()};
+  RE2 ray{kPatterns[kRay], latin1()};
+  RE2 torchrun{kPatterns[kTorchrun], latin1()};
+  RE2 mpi{kPatterns[kMpi], latin1()};
+  RE2 slurm{kPatterns[kSlurm], latin1()};
+  RE2 glog{kPatterns[kGlog], latin1()};
+  RE2 c10d{kPatterns[kC10d], latin1()};
+  RE2 nccl_header{kPatterns[kNcclHeader], latin1()};
+  RE2 nccl_dev_only{kPatterns[kNcclDevOnly], latin1()};
+  RE2 nccl_level{kPatterns[kNcclLevel], latin1()};
+  RE2 nccl_old_level{kPatterns[kNcclOldLevel], latin1()};
+  RE2 ucx{kPatterns[kUcx], latin1()};
+  RE2 host{kPatterns[kHost], latin1()};
+  RE2 syslog{kPatterns[kSyslog], latin1()};
+  RE2 iso{kPatterns[kIso], latin1()};
+  RE2 uptime{kPatterns[kUptime], latin1()};
+  RE2 relative_uptime{kPatterns[kRelativeUptime], latin1()};
   RE2 ipv4{R"(^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$)", latin1()};
   RE2 nccl_test_msg{R"(^(?:Test (?:NCCL |CUDA )?failure|\.\. ))", latin1()};
-  RE2 syslog{R"(^([A-Z][a-z]{2}) +(\d{1,2}) (\d\d):(\d\d):(\d\d) (\S+) [\w./-]+(?:\[\d+\])?: )", latin1()};
-  RE2 iso{R"(^\[?(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?:Z|[+-]\d\d:?\d\d)?\]? )", latin1()};
-  RE2 uptime{R"(^\[ *(\d+)\.(\d+)\] )", latin1()};
-  RE2 relative_uptime{R"(^\[ *\+\d+\.\d+\] )", latin1()};
+  // Which prefixes can start the rest of a line, in one DFA pass: the peeling loop below
+  // tries up to sixteen patterns with captures per round, and most fail; only those the
+  // set names are tried.
+  RE2::Set starts{latin1(), RE2::ANCHOR_START};
+  bool starts_ok = false;
+
+  Prefixes() {
+    bool ok = true;
+    for (unsigned k = 0; k < kKinds; ++k) ok = ok && starts.Add(kPatterns[k], nullptr) == static_cast<int>(k);
+    starts_ok = ok && starts.Compile();
+  }
+
+  // Bit k set: prefix k may match at the start of `rest` (every bit when unsure).
+  std::uint32_t candidates(std::string_view rest) const {
+    constexpr std::uint32_t kAll = (1u << kKinds) - 1;
+    if (!starts_ok) return kAll;
+    std::vector<int> hit;
+    RE2::Set::ErrorInfo info;
+    if (!starts.Match(re2::StringPiece(rest.data(), rest.size()), &hit, &info))
+      return info.kind == RE2::Set::kNoError ? 0 : kAll;
+    std::uint32_t mask = 0;
+    for (int k : hit) mask |= 1u << static_cast<unsigned>(k);
+    return mask;
+  }
 };
 
 const Prefixes& prefixes() {
@@ -140,20 +192,23 @@ LineSource parse_line_source(std::string_view line) {
     auto consumed = [&]() { return static_cast<std::size_t>(in.data() - rest.data()); };
     auto sv = [](const re2::StringPiece& x) { return std::string_view(x.data(), x.size()); };
 
-    if (RE2::Consume(&in, p.ray, &a[0], &a[1], &a[2])) {
+    const std::uint32_t may = p.candidates(rest);
+    auto can = [&](Kind k) { return (may >> k) & 1u; };
+    if (can(kRay) && RE2::Consume(&in, p.ray, &a[0], &a[1], &a[2])) {
       std::int64_t pid;
       if (to_num(sv(a[1]), pid)) src.pid = pid;
       if (!a[2].empty() && src.host.empty()) src.host = std::string(sv(a[2]));
       pos += consumed();
       continue;
     }
-    if (RE2::Consume(&in, p.torchrun, &a[0]) || RE2::Consume(&in, p.mpi, &a[0])) {
+    if ((can(kTorchrun) && RE2::Consume(&in, p.torchrun, &a[0])) ||
+        (can(kMpi) && RE2::Consume(&in, p.mpi, &a[0]))) {
       int r;
       if (to_num(sv(a[0]), r)) src.rank = r;
       pos += consumed();
       continue;
     }
-    if (RE2::Consume(&in, p.ucx, &a[0], &a[1], &a[2], &a[3])) {
+    if (can(kUcx) && RE2::Consume(&in, p.ucx, &a[0], &a[1], &a[2], &a[3])) {
       src.host = std::string(sv(a[0]));
       std::int64_t v;
       if (to_num(sv(a[1]), v)) src.pid = v;
@@ -163,7 +218,9 @@ LineSource parse_line_source(std::string_view line) {
     }
     TimeKind kind = TimeKind::kNone;
     double secs = 0;
-    if (std::size_t n = parse_timestamp(rest, kind, secs)) {
+    std::size_t n = 0;
+    if ((can(kIso) || can(kUptime) || can(kRelativeUptime)) &&
+        (n = parse_timestamp(rest, kind, secs)) != 0) {
       if (kind != TimeKind::kNone && src.time_kind == TimeKind::kNone) {
         src.time_kind = kind;
         src.time = secs;
@@ -171,7 +228,7 @@ LineSource parse_line_source(std::string_view line) {
       pos += n;
       continue;
     }
-    if (RE2::Consume(&in, p.syslog, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5])) {
+    if (can(kSyslog) && RE2::Consume(&in, p.syslog, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5])) {
       int mon = month_index(sv(a[0]));
       int d = 0, h = 0, m = 0, s = 0;
       to_num(sv(a[1]), d);
@@ -186,7 +243,8 @@ LineSource parse_line_source(std::string_view line) {
       pos += consumed();
       continue;
     }
-    if (RE2::Consume(&in, p.glog, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7])) {
+    if (can(kGlog) &&
+        RE2::Consume(&in, p.glog, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7])) {
       int md = 0, h = 0, m = 0, s = 0;
       to_num(sv(a[1]), md);
       to_num(sv(a[2]), h);
@@ -201,11 +259,11 @@ LineSource parse_line_source(std::string_view line) {
       pos += consumed();
       continue;
     }
-    if (RE2::Consume(&in, p.c10d, &a[0], &a[1])) {
+    if (can(kC10d) && RE2::Consume(&in, p.c10d, &a[0], &a[1])) {
       pos += consumed();
       continue;
     }
-    if (RE2::Consume(&in, p.nccl_header, &a[0], &a[1], &a[2], &a[3])) {
+    if (can(kNcclHeader) && RE2::Consume(&in, p.nccl_header, &a[0], &a[1], &a[2], &a[3])) {
       src.host = std::string(sv(a[0]));
       std::int64_t v;
       int dev;
@@ -215,7 +273,7 @@ LineSource parse_line_source(std::string_view line) {
       pos += consumed();
       continue;
     }
-    if (RE2::Consume(&in, p.nccl_level, &a[0], &a[1])) {
+    if (can(kNcclLevel) && RE2::Consume(&in, p.nccl_level, &a[0], &a[1])) {
       if (!a[0].empty()) src.nccl_file = std::string(sv(a[0]));
       std::string_view lvl = sv(a[1]);
       src.level = lvl == "INFO"    ? NcclLevel::kInfo
@@ -226,13 +284,13 @@ LineSource parse_line_source(std::string_view line) {
       pos += consumed();
       break;  // the message proper follows NCCL's level
     }
-    if (RE2::Consume(&in, p.nccl_old_level, &a[0], &a[1])) {
+    if (can(kNcclOldLevel) && RE2::Consume(&in, p.nccl_old_level, &a[0], &a[1])) {
       src.nccl_file = std::string(sv(a[0]));
       src.level = sv(a[1]) == "WARN" ? NcclLevel::kWarn : NcclLevel::kInfo;
       pos += consumed();
       break;
     }
-    if (!src.device && RE2::Consume(&in, p.nccl_dev_only, &a[0])) {
+    if (!src.device && can(kNcclDevOnly) && RE2::Consume(&in, p.nccl_dev_only, &a[0])) {
       // "[0] misc/ibvwrap.cc:284 NCCL WARN ..." with the host part cut off; only accept it
       // when an NCCL level follows, otherwise "[0]" is ordinary text.
       re2::StringPiece after = in;
@@ -244,13 +302,13 @@ LineSource parse_line_source(std::string_view line) {
       }
       in = re2::StringPiece(rest.data(), rest.size());
     }
-    if (RE2::Consume(&in, p.slurm, &a[0])) {
+    if (can(kSlurm) && RE2::Consume(&in, p.slurm, &a[0])) {
       int r;
       if (!src.rank && to_num(sv(a[0]), r)) src.rank = r;
       pos += consumed();
       continue;
     }
-    if (RE2::Consume(&in, p.host, &a[0])) {
+    if (can(kHost) && RE2::Consume(&in, p.host, &a[0])) {
       // "node01: <NCCL line>" (pdsh, DeepSpeed) or "host: Test NCCL failure" (nccl-tests).
       // A word followed by a colon is also how Python prints "ValueError: ...", so accept it
       // as a host only when something that a host prefix introduces follows.

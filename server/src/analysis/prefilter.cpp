@@ -157,11 +157,19 @@ std::unique_ptr<Prefilter> Prefilter::build(const std::vector<std::string>& patt
 
 Prefilter::Session::Session(const Prefilter& pf) : pf_(pf) {
   hs_scratch_t* s = nullptr;
-  if (hs_clone_scratch(pf.impl_->prototype, &s) == HS_SUCCESS) scratch_ = s;
+  hs_scratch_t* n = nullptr;
+  if (hs_clone_scratch(pf.impl_->prototype, &s) != HS_SUCCESS) return;
+  if (hs_clone_scratch(pf.impl_->prototype, &n) != HS_SUCCESS) {
+    hs_free_scratch(s);
+    return;
+  }
+  scratch_ = s;
+  line_scratch_ = n;
 }
 
 Prefilter::Session::~Session() {
   if (scratch_) hs_free_scratch(static_cast<hs_scratch_t*>(scratch_));
+  if (line_scratch_) hs_free_scratch(static_cast<hs_scratch_t*>(line_scratch_));
 }
 
 bool Prefilter::Session::scan(std::string_view text,
@@ -197,14 +205,14 @@ bool Prefilter::Session::scan(std::string_view text,
 }
 
 bool Prefilter::Session::candidates(std::string_view text, std::vector<int>& out) {
-  if (!scratch_) return false;
+  if (!line_scratch_) return false;
   auto handler = [](unsigned id, unsigned long long, unsigned long long, unsigned, void* c) -> int {
     static_cast<std::vector<int>*>(c)->push_back(static_cast<int>(id));
     return 0;
   };
   return hs_scan(pf_.impl_->db, text.data(),
                  static_cast<unsigned>(std::min<std::size_t>(text.size(), 0xffffffffu)), 0,
-                 static_cast<hs_scratch_t*>(scratch_), handler, &out) == HS_SUCCESS;
+                 static_cast<hs_scratch_t*>(line_scratch_), handler, &out) == HS_SUCCESS;
 }
 
 }  // namespace ff::analysis

@@ -43,6 +43,7 @@ class Prefilter {
     Session& operator=(const Session&) = delete;
     ~Session();
     bool ok() const { return scratch_ != nullptr; }
+    const Prefilter& prefilter() const { return pf_; }
 
     // Calls `on_match(pattern, end)` for matches in `text`, in increasing order of end
     // offset; `pattern` indexes the patterns given to build(), and equals their count for
@@ -51,12 +52,14 @@ class Prefilter {
               const std::function<void(unsigned pattern, std::size_t end)>& on_match);
 
     // The patterns that may match inside `text` (one already-cleaned line), appended to
-    // `out`. Returns false if the scan failed.
+    // `out`. Returns false if the scan failed. It has scratch space of its own, so it may
+    // be called from inside scan()'s callback (Vectorscan refuses a scratch in use).
     bool candidates(std::string_view text, std::vector<int>& out);
 
    private:
     const Prefilter& pf_;
     void* scratch_ = nullptr;
+    void* line_scratch_ = nullptr;
   };
 
  private:

@@ -8,6 +8,7 @@
 
 #include "analysis/catalog.hpp"
 #include "analysis/event.hpp"
+#include "analysis/prefilter.hpp"
 
 namespace ff::analysis {
 
@@ -39,14 +40,19 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
                std::size_t base, std::size_t first_line, ScanState& state,
                std::size_t end = std::string_view::npos);
 
-// Adds the results of a scan of other inputs (other file indices) to `into`: how several
-// threads' scans become one job's.
-void merge_scan(ScanState& into, ScanState&& from);
+// Appends the scan of a later piece of the inputs to `into`, as if one scan had read
+// both: the piece was scanned on its own from line 0 (so pieces can be scanned side by side)
+// and its line numbers are moved by `line_offset` (the lines of its file before it); each
+// rule keeps its first kMaxEventsPerRule events in input order. Pieces must be appended in
+// input order (file, then offset).
+void append_scan(ScanState& into, ScanState&& piece, std::size_t line_offset);
 
 // How scan_text chooses: "auto" (above), or forced one way (tests and benchmarks).
+// `session` is the caller's prefilter scratch space, reused across calls (one per
+// thread); null: scan_text makes its own.
 enum class ScanStrategy { kAuto, kEveryLine, kPrefilter };
 void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
                std::size_t base, std::size_t first_line, ScanState& state, std::size_t end,
-               ScanStrategy strategy);
+               ScanStrategy strategy, Prefilter::Session* session = nullptr);
 
 }  // namespace ff::analysis

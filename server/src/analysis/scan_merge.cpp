@@ -1,21 +1,34 @@
+#include <algorithm>
+
 #include "analysis/scan.hpp"
 
 namespace ff::analysis {
 
-void merge_scan(ScanState& into, ScanState&& from) {
-  if (into.rule_hits.size() < from.rule_hits.size()) into.rule_hits.resize(from.rule_hits.size(), 0);
-  for (std::size_t i = 0; i < from.rule_hits.size(); ++i) into.rule_hits[i] += from.rule_hits[i];
-  if (into.checks_seen.size() < from.checks_seen.size()) into.checks_seen.resize(from.checks_seen.size());
-  for (std::size_t r = 0; r < from.checks_seen.size(); ++r) {
-    auto& dst = into.checks_seen[r];
-    if (dst.size() < from.checks_seen[r].size()) dst.resize(from.checks_seen[r].size(), false);
-    for (std::size_t c = 0; c < from.checks_seen[r].size(); ++c)
-      if (from.checks_seen[r][c]) dst[c] = true;
+void append_scan(ScanState& into, ScanState&& piece, std::size_t line_offset) {
+  if (into.rule_hits.size() < piece.rule_hits.size())
+    into.rule_hits.resize(piece.rule_hits.size(), 0);
+  // A scan of the whole input would have kept each rule's first kMaxEventsPerRule events:
+  // `into` holds min(hits, cap) of them already, the piece's come next in line order.
+  std::vector<std::size_t> kept(into.rule_hits.size());
+  for (std::size_t r = 0; r < kept.size(); ++r)
+    kept[r] = std::min(into.rule_hits[r], kMaxEventsPerRule);
+  for (auto& ev : piece.events) {
+    if (ev.rule >= kept.size() || kept[ev.rule] >= kMaxEventsPerRule) continue;
+    ++kept[ev.rule];
+    ev.line += line_offset;
+    into.events.push_back(std::move(ev));
   }
-  into.events.insert(into.events.end(), std::make_move_iterator(from.events.begin()),
-                     std::make_move_iterator(from.events.end()));
-  into.lines += from.lines;
-  into.bytes += from.bytes;
+  for (std::size_t r = 0; r < piece.rule_hits.size(); ++r) into.rule_hits[r] += piece.rule_hits[r];
+  if (into.checks_seen.size() < piece.checks_seen.size())
+    into.checks_seen.resize(piece.checks_seen.size());
+  for (std::size_t r = 0; r < piece.checks_seen.size(); ++r) {
+    auto& dst = into.checks_seen[r];
+    if (dst.size() < piece.checks_seen[r].size()) dst.resize(piece.checks_seen[r].size(), false);
+    for (std::size_t c = 0; c < piece.checks_seen[r].size(); ++c)
+      if (piece.checks_seen[r][c]) dst[c] = true;
+  }
+  into.lines += piece.lines;
+  into.bytes += piece.bytes;
 }
 
 }  // namespace ff::analysis

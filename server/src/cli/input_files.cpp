@@ -38,11 +38,12 @@ InputFile::~InputFile() {
 
 bool InputFile::truncated() const { return sigbus::faulted(guard_); }
 
-void InputFile::release_before(std::size_t offset) const {
+void InputFile::release(std::size_t begin, std::size_t end) const {
   if (!map_) return;
   static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  std::size_t len = std::min(offset, map_len_) / page * page;
-  if (len) ::madvise(map_, len, MADV_DONTNEED);
+  std::size_t first = (begin + page - 1) / page * page;
+  std::size_t last = std::min(end, map_len_) / page * page;
+  if (first < last) ::madvise(static_cast<char*>(map_) + first, last - first, MADV_DONTNEED);
 }
 
 bool looks_like_log(std::string_view f) {

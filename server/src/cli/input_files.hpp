@@ -20,9 +20,10 @@ class InputFile {
   const std::string& name() const { return name_; }
   std::string_view text() const { return text_; }
 
-  // Tells the kernel the bytes before `offset` are no longer needed, so a mapped file of
-  // any size costs only the window being scanned in resident memory.
-  void release_before(std::size_t offset) const;
+  // Tells the kernel the bytes [begin, end) are no longer needed (whole pages inside the
+  // range), so a mapped file of any size costs only the windows being scanned in resident
+  // memory. Reading them again is still correct: the pages come back from the page cache.
+  void release(std::size_t begin, std::size_t end) const;
 
   // True when the file shrank while it was mapped: the lost part was read as NUL bytes
   // (see cli/sigbus_guard.hpp).

@@ -1,7 +1,9 @@
 #include "cli/scan_inputs.hpp"
 
 #include <algorithm>
-#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
 #include <thread>
 
 #include "analysis/scan.hpp"
@@ -10,70 +12,136 @@ namespace ff::cli {
 
 namespace {
 
-// Scans one input window by window; windows end at a line end so no line is cut.
-std::size_t scan_file(const analysis::Catalog& catalog, std::size_t index, const InputFile& in,
-                      analysis::ScanState& state, const ScanOptions& options) {
-  std::string_view text = in.text();
-  std::size_t before = state.lines;
-  std::size_t pos = 0;
-  std::size_t line = 0;
-  // Decide the strategy for the whole file once: a big file goes through the prefilter in
-  // every window, a small one line by line.
-  analysis::ScanStrategy strategy = options.strategy;
-  if (strategy == analysis::ScanStrategy::kAuto && text.size() >= analysis::kPrefilterMinBytes)
-    strategy = analysis::ScanStrategy::kPrefilter;
-  do {
-    std::size_t end = std::min(text.size(), pos + options.window);
-    if (end < text.size()) {
-      std::size_t nl = text.find('\n', end);
-      end = nl == std::string_view::npos ? text.size() : nl + 1;
-    }
-    std::size_t lines_before = state.lines;
-    analysis::scan_text(catalog, index, text, pos, line, state, end, strategy);
-    line += state.lines - lines_before;
-    // Keep one window behind for the block lookback of the next window's first lines.
-    if (pos > options.window) in.release_before(pos - options.window);
-    pos = end;
-  } while (pos < text.size());
-  return state.lines - before;
+// A part of one input, cut at a line end; the unit of work of a scan thread.
+struct Piece {
+  std::size_t file;
+  std::size_t begin;
+  std::size_t end;
+  analysis::ScanStrategy strategy;
+};
+
+std::vector<Piece> cut_pieces(const std::vector<InputFile>& inputs, const ScanOptions& options) {
+  std::vector<Piece> pieces;
+  std::size_t window = std::max<std::size_t>(options.window, 1);
+  for (std::size_t f = 0; f < inputs.size(); ++f) {
+    std::string_view text = inputs[f].text();
+    // The strategy is decided for the whole file: a big file goes through the prefilter in
+    // every piece, a small one line by line.
+    analysis::ScanStrategy strategy = options.strategy;
+    if (strategy == analysis::ScanStrategy::kAuto && text.size() >= analysis::kPrefilterMinBytes)
+      strategy = analysis::ScanStrategy::kPrefilter;
+    std::size_t pos = 0;
+    do {
+      std::size_t end = std::min(text.size(), pos + window);
+      if (end < text.size()) {
+        std::size_t nl = text.find('\n', end);
+        end = nl == std::string_view::npos ? text.size() : nl + 1;
+      }
+      pieces.push_back({f, pos, end, strategy});
+      pos = end;
+    } while (pos < text.size());
+  }
+  return pieces;
 }
+
+// Pieces are scanned in any order by any thread and appended to the job in input order, as
+// soon as every piece before them is done, so the result is the one a single sequential
+// scan gives, whatever the number of threads. Threads stay at most kAhead pieces ahead of
+// the oldest unfinished one, which bounds the results held back.
+class PieceScanner {
+ public:
+  PieceScanner(const analysis::Catalog& catalog, const std::vector<InputFile>& inputs,
+               std::vector<Piece> pieces, unsigned threads)
+      : catalog_(catalog),
+        inputs_(inputs),
+        pieces_(std::move(pieces)),
+        done_(pieces_.size()),
+        file_lines_(inputs.size(), 0),
+        ahead_(std::size_t{4} * threads) {
+    job_.reset(catalog);
+  }
+
+  // One scan thread: takes the next piece until none is left.
+  void work() {
+    // Prefilter scratch space, made once per thread, when the first piece needs it.
+    std::optional<analysis::Prefilter::Session> session;
+    for (;;) {
+      std::size_t i;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        room_.wait(lock, [&] { return next_ >= pieces_.size() || next_ < merged_ + ahead_; });
+        if (next_ >= pieces_.size()) return;
+        i = next_++;
+      }
+      const Piece& p = pieces_[i];
+      const InputFile& in = inputs_[p.file];
+      analysis::ScanState state;
+      state.reset(catalog_);
+      if (!session && (p.strategy == analysis::ScanStrategy::kPrefilter ||
+                       (p.strategy == analysis::ScanStrategy::kAuto && catalog_.prefilter_ready())))
+        if (const analysis::Prefilter* pf = catalog_.prefilter()) session.emplace(*pf);
+      analysis::scan_text(catalog_, p.file, in.text(), p.begin, 0, state, p.end, p.strategy,
+                          session ? &*session : nullptr);
+      // The next piece's first lines may look back into this one's last (block context);
+      // the rest of it is not read again.
+      in.release(p.begin, p.end > kKeepBehind ? p.end - kKeepBehind : 0);
+      std::lock_guard<std::mutex> lock(mu_);
+      done_[i] = std::move(state);
+      bool progressed = false;
+      while (merged_ < pieces_.size() && done_[merged_]) {
+        std::size_t f = pieces_[merged_].file;
+        std::size_t lines = done_[merged_]->lines;
+        analysis::append_scan(job_, std::move(*done_[merged_]), file_lines_[f]);
+        file_lines_[f] += lines;
+        // No piece reads before this one any more: drop what is left of the one before it
+        // (its tail, and pages that block lookback brought back).
+        if (merged_ > 0 && pieces_[merged_ - 1].file == f)
+          inputs_[f].release(pieces_[merged_ - 1].begin, pieces_[merged_ - 1].end);
+        done_[merged_].reset();
+        ++merged_;
+        progressed = true;
+      }
+      if (progressed) room_.notify_all();
+    }
+  }
+
+  analysis::ScanState take() { return std::move(job_); }
+  const std::vector<std::size_t>& file_lines() const { return file_lines_; }
+
+ private:
+  static constexpr std::size_t kKeepBehind = std::size_t{1} << 20;
+  const analysis::Catalog& catalog_;
+  const std::vector<InputFile>& inputs_;
+  std::vector<Piece> pieces_;
+  std::mutex mu_;
+  std::condition_variable room_;
+  std::size_t next_ = 0;
+  std::size_t merged_ = 0;
+  std::vector<std::optional<analysis::ScanState>> done_;
+  std::vector<std::size_t> file_lines_;
+  std::size_t ahead_;
+  analysis::ScanState job_;
+};
 
 }  // namespace
 
 analysis::Analysis analyze_inputs(const analysis::Catalog& catalog,
-                                  const std::vector<InputFile>& inputs, const ScanOptions& options) {
+                                  const std::vector<InputFile>& inputs,
+                                  const ScanOptions& options) {
+  std::vector<Piece> pieces = cut_pieces(inputs, options);
+  unsigned threads =
+      options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, pieces.size()));
+  threads = std::max(threads, 1u);
+  PieceScanner scanner(catalog, inputs, std::move(pieces), threads);
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back([&] { scanner.work(); });
+  scanner.work();
+  for (auto& th : pool) th.join();
   std::vector<analysis::FileSummary> files(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i)
-    files[i] = {inputs[i].name(), 0, inputs[i].text().size()};
-  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(std::min<std::size_t>(threads, inputs.size()));
-  if (threads <= 1) {
-    analysis::ScanState state;
-    state.reset(catalog);
-    for (std::size_t i = 0; i < inputs.size(); ++i)
-      files[i].lines = scan_file(catalog, i, inputs[i], state, options);
-    return analysis::diagnose(catalog, std::move(files), std::move(state));
-  }
-  // Work stealing by file: the next thread free takes the next file.
-  std::vector<analysis::ScanState> states(threads);
-  std::atomic<std::size_t> next{0};
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) {
-    states[t].reset(catalog);
-    pool.emplace_back([&, t] {
-      for (std::size_t i; (i = next.fetch_add(1)) < inputs.size();)
-        files[i].lines = scan_file(catalog, i, inputs[i], states[t], options);
-    });
-  }
-  for (auto& th : pool) th.join();
-  analysis::ScanState merged = std::move(states[0]);
-  for (unsigned t = 1; t < threads; ++t) analysis::merge_scan(merged, std::move(states[t]));
-  // Deterministic order whatever the scheduling: by file, then line.
-  std::stable_sort(merged.events.begin(), merged.events.end(),
-                   [](const analysis::Event& a, const analysis::Event& b) {
-                     return a.file != b.file ? a.file < b.file : a.line < b.line;
-                   });
-  return analysis::diagnose(catalog, std::move(files), std::move(merged));
+    files[i] = {inputs[i].name(), scanner.file_lines()[i], inputs[i].text().size()};
+  return analysis::diagnose(catalog, std::move(files), scanner.take());
 }
 
 }  // namespace ff::cli

@@ -1,6 +1,8 @@
-// Scanning the CLI's inputs: files are shared out to one thread per core, each big file is
-// scanned in windows so that resident memory stays bounded whatever its size, and the
-// per-thread results are merged into one job before the diagnosis.
+// Scanning the CLI's inputs: every file is cut into windows at line ends, the windows are
+// shared out to one thread per core (so one big file uses every core, and so do many small
+// ones), each is scanned on its own and appended to the job in input order, and the pages
+// of a window are released once it is scanned, so resident memory stays bounded whatever
+// the size of the file.
 #pragma once
 
 #include <vector>
@@ -12,7 +14,7 @@ namespace ff::cli {
 
 struct ScanOptions {
   unsigned threads = 0;                      // 0: one per core
-  std::size_t window = std::size_t{16} << 20;  // bytes scanned between releases of memory
+  std::size_t window = std::size_t{16} << 20;  // bytes per unit of work
   analysis::ScanStrategy strategy = analysis::ScanStrategy::kAuto;
 };
 

@@ -1,0 +1,163 @@
+// The CLI cuts inputs into windows and scans them on several threads; the answer must be
+// the one a single sequential scan of each whole file gives, whatever the window size and
+// the number of threads: same events (line numbers, offsets, captures), same per-rule
+// counts and caps, same checks, same diagnoses.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "analysis/scan.hpp"
+#include "cli/input_files.hpp"
+#include "cli/rule_set.hpp"
+#include "cli/scan_inputs.hpp"
+
+using namespace ff;
+namespace fs = std::filesystem;
+
+namespace {
+
+const analysis::Catalog& catalog() {
+  static auto loaded = cli::load_catalog({}, true);
+  return loaded.catalog;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Every corpus log (real failures) as one input each, and one big input made of all of
+// them, with coloured lines, CRLF line ends and one rule firing more often than it keeps
+// events, so the cap falls inside a later window.
+std::vector<std::string> job_inputs(const fs::path& dir) {
+  std::vector<fs::path> logs;
+  for (const auto& e : fs::directory_iterator(fs::path(FF_TEST_DATA) / ".." / "corpus"))
+    if (fs::exists(e.path() / "log.txt")) logs.push_back(e.path() / "log.txt");
+  std::sort(logs.begin(), logs.end());
+  REQUIRE(logs.size() >= 10);
+  std::vector<std::string> paths;
+  std::string big;
+  for (std::size_t i = 0; i < logs.size(); ++i) {
+    std::string text = read(logs[i]);
+    paths.push_back((dir / ("rank-" + std::to_string(i) + ".log")).string());
+    std::ofstream(paths.back(), std::ios::binary) << text;
+    big += text;
+    if (!big.empty() && big.back() != '\n') big += '\n';
+    for (std::size_t k = 0; k < analysis::kMaxEventsPerRule / 4; ++k) {
+      big += "node-" + std::to_string(k % 8) + ":1234:1250 [" + std::to_string(k % 8) +
+             "] NCCL INFO NVLS multicast support is not available on dev " + std::to_string(k % 8) +
+             (k % 3 ? "\n" : "\r\n");
+      if (k % 5 == 0) big += "[rank" + std::to_string(k % 64) + "]:\x1b[32m{'loss': 2.5}\x1b[0m\n";
+    }
+  }
+  paths.push_back((dir / "all.log").string());
+  std::ofstream(paths.back(), std::ios::binary) << big;
+  return paths;
+}
+
+analysis::Analysis analyze(const std::vector<std::string>& paths, unsigned threads,
+                           std::size_t window) {
+  std::vector<cli::InputFile> inputs;
+  cli::InputError err;
+  REQUIRE(cli::open_inputs(paths, inputs, err));
+  cli::ScanOptions so;
+  so.threads = threads;
+  so.window = window;
+  so.strategy = analysis::ScanStrategy::kPrefilter;
+  return cli::analyze_inputs(catalog(), inputs, so);
+}
+
+void require_same(const analysis::Analysis& a, const analysis::Analysis& b) {
+  REQUIRE(a.files.size() == b.files.size());
+  for (std::size_t i = 0; i < a.files.size(); ++i) CHECK(a.files[i].lines == b.files[i].lines);
+  CHECK(a.rule_hits == b.rule_hits);
+  REQUIRE(a.events.size() == b.events.size());
+  for (std::size_t i = 0; i < a.events.size(); ++i) {
+    const auto& x = a.events[i];
+    const auto& y = b.events[i];
+    INFO("event " << i << ": " << x.text);
+    CHECK(x.file == y.file);
+    CHECK(x.line == y.line);
+    CHECK(x.offset == y.offset);
+    CHECK(x.rule == y.rule);
+    CHECK(x.text == y.text);
+    CHECK(x.source.rank == y.source.rank);
+    CHECK(x.captures.size() == y.captures.size());
+  }
+  REQUIRE(a.diagnoses.size() == b.diagnoses.size());
+  for (std::size_t i = 0; i < a.diagnoses.size(); ++i) {
+    CHECK(a.diagnoses[i].category == b.diagnoses[i].category);
+    CHECK(a.diagnoses[i].initiating == b.diagnoses[i].initiating);
+    CHECK(a.diagnoses[i].checks.size() == b.diagnoses[i].checks.size());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("scan pieces: windows and threads do not change the answer", "[scan]") {
+  fs::path dir = fs::temp_directory_path() / ("ff-pieces-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto paths = job_inputs(dir);
+  auto whole = analyze(paths, 1, std::size_t{1} << 30);
+  // The job is not trivial: the big input reaches the cap, real failures are diagnosed.
+  const auto* nvls = catalog().find("nccl-nvls-unavailable");
+  REQUIRE(nvls);
+  std::size_t nvls_index = static_cast<std::size_t>(nvls - catalog().rules().data());
+  CHECK(whole.rule_hits[nvls_index] > analysis::kMaxEventsPerRule);
+  CHECK_FALSE(whole.diagnoses.empty());
+  std::size_t total_lines = 0;
+  for (const auto& f : whole.files) total_lines += f.lines;
+  CHECK(total_lines > 20000);
+
+  SECTION("two threads, 64 KiB windows") {
+    require_same(whole, analyze(paths, 2, 64 << 10));
+  }
+  SECTION("three threads, windows shorter than many lines") {
+    require_same(whole, analyze(paths, 3, 333));
+  }
+  SECTION("one thread, 4 KiB windows") {
+    require_same(whole, analyze(paths, 1, 4096));
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("scan pieces: appending keeps each rule's first events", "[scan]") {
+  analysis::ScanState job, a, b;
+  job.reset(catalog());
+  a.reset(catalog());
+  b.reset(catalog());
+  auto event = [](std::size_t line) {
+    analysis::Event e;
+    e.rule = 0;
+    e.line = line;
+    return e;
+  };
+  for (std::size_t i = 0; i + 1 < analysis::kMaxEventsPerRule; ++i) a.events.push_back(event(i));
+  // a counted hits beyond the cap (its events were capped): b's come after them, so none fit.
+  a.rule_hits[0] = analysis::kMaxEventsPerRule + 10;
+  a.lines = 100000;
+  b.events = {event(0), event(1)};
+  b.rule_hits[0] = 2;
+  b.lines = 5;
+  analysis::append_scan(job, std::move(a), 0);
+  REQUIRE(job.events.size() == analysis::kMaxEventsPerRule - 1);
+  analysis::append_scan(job, std::move(b), 100000);
+  CHECK(job.events.size() == analysis::kMaxEventsPerRule - 1);
+  CHECK(job.rule_hits[0] == analysis::kMaxEventsPerRule + 12);
+  CHECK(job.lines == 100005);
+
+  analysis::ScanState fresh, c;
+  fresh.reset(catalog());
+  c.reset(catalog());
+  c.events = {event(3), event(9)};
+  c.rule_hits[0] = 2;
+  analysis::append_scan(fresh, std::move(c), 40);
+  REQUIRE(fresh.events.size() == 2);
+  CHECK(fresh.events[0].line == 43);
+  CHECK(fresh.events[1].line == 49);
+}
