@@ -7,6 +7,7 @@
 #include <atomic>
 #include <mutex>
 
+#include "analysis/lazy_regex.hpp"
 #include "analysis/prefilter.hpp"
 
 namespace ff::analysis {
@@ -23,9 +24,10 @@ RE2::Options pattern_options() {
 struct CompiledPattern {
   std::size_t rule;
   std::size_t pattern;
-  std::unique_ptr<RE2> re;
-  std::vector<std::pair<int, std::string>> groups;  // group index -> name
+  std::unique_ptr<LazyRegex> re;
 };
+
+using Regex = std::unique_ptr<LazyRegex>;
 
 }  // namespace
 
@@ -36,11 +38,11 @@ struct Catalog::Impl {
     std::size_t pattern_slot;  // index into `patterns`, or npos for check entries
     std::size_t rule;
     std::size_t check;
-    std::unique_ptr<RE2> check_re;  // check entries: to confirm a prefilter candidate
+    Regex check_re;  // check entries: to confirm a prefilter candidate
   };
   std::vector<Entry> entries;
   std::vector<CompiledPattern> patterns;
-  std::vector<std::vector<std::unique_ptr<RE2>>> excludes;  // per rule
+  std::vector<std::vector<Regex>> excludes;  // per rule
   bool any = false;
   std::vector<std::string> set_patterns;  // every pattern added to `set`, in Set order
 
@@ -58,7 +60,8 @@ Catalog::Catalog(Catalog&&) noexcept = default;
 Catalog& Catalog::operator=(Catalog&&) noexcept = default;
 Catalog::~Catalog() = default;
 
-Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* errors) {
+Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* errors,
+                         Validation validation) {
   Catalog cat;
   auto report = [&](const Rule& r, std::string field, std::string msg) {
     if (errors) errors->push_back({r.origin, r.id, std::move(field), std::move(msg)});
@@ -66,8 +69,8 @@ Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* err
   // Compile every pattern once; a rule with any pattern that does not compile is dropped
   // whole, so a broken rule never contributes half of its patterns.
   struct Compiled {
-    std::vector<std::unique_ptr<RE2>> patterns, excludes;
-    std::vector<std::vector<std::unique_ptr<RE2>>> evidence;
+    std::vector<Regex> patterns, excludes;
+    std::vector<std::vector<Regex>> evidence;
   };
   std::vector<Rule> ok;
   std::vector<Compiled> compiled;
@@ -75,13 +78,15 @@ Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* err
     bool good = !r.patterns.empty();
     if (!good) report(r, "patterns", "a rule needs at least one pattern");
     Compiled c;
+    const bool trusted = validation == Validation::kTrustBuiltin && r.origin.rfind("builtin:", 0) == 0;
     auto try_compile = [&](const std::string& pat, const std::string& field) {
+      if (trusted) return std::make_unique<LazyRegex>(pat, pattern_options(), nullptr);
       auto re = std::make_unique<RE2>(pat, pattern_options());
       if (!re->ok()) {
         report(r, field, re->error());
         good = false;
       }
-      return re;
+      return std::make_unique<LazyRegex>(pat, pattern_options(), std::move(re));
     };
     for (std::size_t i = 0; i < r.patterns.size(); ++i)
       c.patterns.push_back(try_compile(r.patterns[i], "patterns[" + std::to_string(i) + "]"));
@@ -105,9 +110,7 @@ Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* err
     const Rule& r = cat.rules_[ri];
     Compiled& c = compiled[ri];
     for (std::size_t pi = 0; pi < r.patterns.size(); ++pi) {
-      CompiledPattern cp{ri, pi, std::move(c.patterns[pi]), {}};
-      for (const auto& [name, group] : cp.re->NamedCapturingGroups())
-        cp.groups.emplace_back(group, name);
+      CompiledPattern cp{ri, pi, std::move(c.patterns[pi])};
       impl.entries.push_back({impl.patterns.size(), ri, std::string::npos, nullptr});
       impl.set_patterns.push_back(r.patterns[pi]);
       impl.patterns.push_back(std::move(cp));
@@ -215,12 +218,14 @@ bool Catalog::check_of_entry(int id, std::size_t& rule, std::size_t& check) cons
 void Catalog::fill_captures(std::string_view line, PatternHit& hit) const {
   if (hit.slot >= impl_->patterns.size() || !hit.captures.empty()) return;
   const CompiledPattern& cp = impl_->patterns[hit.slot];
-  if (cp.groups.empty()) return;
   re2::StringPiece text(line.data(), line.size());
-  int n = cp.re->NumberOfCapturingGroups() + 1;
+  const RE2& re = cp.re->get();
+  const auto& groups = re.NamedCapturingGroups();
+  if (groups.empty()) return;
+  int n = re.NumberOfCapturingGroups() + 1;
   std::vector<re2::StringPiece> sub(static_cast<std::size_t>(n));
-  if (!cp.re->Match(text, hit.match_begin, text.size(), RE2::UNANCHORED, sub.data(), n)) return;
-  for (const auto& [group, name] : cp.groups) {
+  if (!re.Match(text, hit.match_begin, text.size(), RE2::UNANCHORED, sub.data(), n)) return;
+  for (const auto& [name, group] : groups) {
     const auto& s = sub[static_cast<std::size_t>(group)];
     if (s.data() != nullptr) hit.captures.push_back({name, std::string(s.data(), s.size())});
   }
@@ -236,7 +241,7 @@ void Catalog::resolve(std::string_view line, const std::vector<int>& sorted_entr
     if (idx < 0 || static_cast<std::size_t>(idx) >= impl_->entries.size()) continue;
     const Impl::Entry& e = impl_->entries[static_cast<std::size_t>(idx)];
     if (e.pattern_slot == std::string::npos) {
-      if (!unconfirmed || RE2::PartialMatch(text, *e.check_re)) checks.emplace_back(e.rule, e.check);
+      if (!unconfirmed || RE2::PartialMatch(text, e.check_re->get())) checks.emplace_back(e.rule, e.check);
       continue;
     }
     const CompiledPattern& cp = impl_->patterns[e.pattern_slot];
@@ -244,10 +249,10 @@ void Catalog::resolve(std::string_view line, const std::vector<int>& sorted_entr
     // Only the whole match here (RE2 answers that with its DFA); the groups are extracted
     // later, by fill_captures(), for the one hit per line that becomes an event.
     re2::StringPiece whole;
-    if (!cp.re->Match(text, 0, text.size(), RE2::UNANCHORED, &whole, 1)) continue;
+    if (!cp.re->get().Match(text, 0, text.size(), RE2::UNANCHORED, &whole, 1)) continue;
     bool excluded = false;
     for (const auto& ex : impl_->excludes[cp.rule])
-      if (RE2::PartialMatch(text, *ex)) {
+      if (RE2::PartialMatch(text, ex->get())) {
         excluded = true;
         break;
       }

@@ -42,8 +42,13 @@ struct CompileError {
 class Catalog {
  public:
   // Compiles all rules. A rule whose patterns do not compile is left out and reported in
-  // `errors`; the rest of the catalog still works.
-  static Catalog compile(std::vector<Rule> rules, std::vector<CompileError>* errors);
+  // `errors`; the rest of the catalog still works. With kTrustBuiltin, the patterns of
+  // built-in rules (origin "builtin:...") are compiled on first use instead: the build
+  // compiled every one of them already (ff_prefilter_gen fails on any error), and most are
+  // never needed by a given log.
+  enum class Validation { kAll, kTrustBuiltin };
+  static Catalog compile(std::vector<Rule> rules, std::vector<CompileError>* errors,
+                         Validation validation = Validation::kAll);
 
   Catalog(Catalog&&) noexcept;
   Catalog& operator=(Catalog&&) noexcept;

@@ -46,6 +46,18 @@ void InputFile::release(std::size_t begin, std::size_t end) const {
   if (first < last) ::madvise(static_cast<char*>(map_) + first, last - first, MADV_DONTNEED);
 }
 
+void InputFile::prefetch(std::size_t begin, std::size_t end) const {
+  if (!map_) return;
+  static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  std::size_t first = begin / page * page;
+  std::size_t last = std::min(end, map_len_);
+  if (first >= last) return;
+#ifdef MADV_POPULATE_READ
+  if (::madvise(static_cast<char*>(map_) + first, last - first, MADV_POPULATE_READ) == 0) return;
+#endif
+  ::madvise(static_cast<char*>(map_) + first, last - first, MADV_WILLNEED);
+}
+
 bool looks_like_log(std::string_view f) {
   auto ends = [&](std::string_view s) { return f.size() >= s.size() && f.substr(f.size() - s.size()) == s; };
   return ends(".log") || ends(".out") || ends(".err") || ends(".txt") ||

@@ -24,6 +24,10 @@ class InputFile {
   // range), so a mapped file of any size costs only the windows being scanned in resident
   // memory. Reading them again is still correct: the pages come back from the page cache.
   void release(std::size_t begin, std::size_t end) const;
+  // Maps the pages of [begin, end) in one call before they are read (a fault per page
+  // costs more than the scan of it). Only a hint: failures are ignored, and a page lost to
+  // truncation still reads as NUL through the SIGBUS guard.
+  void prefetch(std::size_t begin, std::size_t end) const;
 
   // True when the file shrank while it was mapped: the lost part was read as NUL bytes
   // (see cli/sigbus_guard.hpp).

@@ -12,6 +12,9 @@ namespace ff::cli {
 
 namespace {
 
+// Below this, splitting a file costs more (a scan state per piece) than it balances.
+constexpr std::size_t kMinPiece = std::size_t{1} << 20;
+
 // A part of one input, cut at a line end; the unit of work of a scan thread.
 struct Piece {
   std::size_t file;
@@ -20,11 +23,15 @@ struct Piece {
   analysis::ScanStrategy strategy;
 };
 
-std::vector<Piece> cut_pieces(const std::vector<InputFile>& inputs, const ScanOptions& options) {
+std::vector<Piece> cut_pieces(const std::vector<InputFile>& inputs, const ScanOptions& options,
+                              unsigned threads) {
   std::vector<Piece> pieces;
-  std::size_t window = std::max<std::size_t>(options.window, 1);
   for (std::size_t f = 0; f < inputs.size(); ++f) {
     std::string_view text = inputs[f].text();
+    // A file is cut into at least four pieces per thread when it is big enough (so the
+    // threads finish together), at most options.window bytes each (so memory stays bounded).
+    std::size_t window = std::max<std::size_t>(options.window, 1);
+    window = std::min(window, std::max(kMinPiece, text.size() / (std::size_t{4} * threads)));
     // The strategy is decided for the whole file: a big file goes through the prefilter in
     // every piece, a small one line by line.
     analysis::ScanStrategy strategy = options.strategy;
@@ -80,6 +87,7 @@ class PieceScanner {
       if (!session && (p.strategy == analysis::ScanStrategy::kPrefilter ||
                        (p.strategy == analysis::ScanStrategy::kAuto && catalog_.prefilter_ready())))
         if (const analysis::Prefilter* pf = catalog_.prefilter()) session.emplace(*pf);
+      in.prefetch(p.begin, p.end);
       analysis::scan_text(catalog_, p.file, in.text(), p.begin, 0, state, p.end, p.strategy,
                           session ? &*session : nullptr);
       // The next piece's first lines may look back into this one's last (block context);
@@ -128,11 +136,10 @@ class PieceScanner {
 analysis::Analysis analyze_inputs(const analysis::Catalog& catalog,
                                   const std::vector<InputFile>& inputs,
                                   const ScanOptions& options) {
-  std::vector<Piece> pieces = cut_pieces(inputs, options);
   unsigned threads =
       options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(std::min<std::size_t>(threads, pieces.size()));
-  threads = std::max(threads, 1u);
+  std::vector<Piece> pieces = cut_pieces(inputs, options, threads);
+  threads = std::max(1u, static_cast<unsigned>(std::min<std::size_t>(threads, pieces.size())));
   PieceScanner scanner(catalog, inputs, std::move(pieces), threads);
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back([&] { scanner.work(); });

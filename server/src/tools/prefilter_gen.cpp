@@ -15,7 +15,15 @@ int main(int argc, char** argv) {
   }
   std::vector<ff::rules::RuleProblem> problems;
   auto rules = ff::rules::builtin_rules(problems);
-  auto catalog = ff::analysis::Catalog::compile(std::move(rules), nullptr);
+  // Every built-in pattern must compile: the binary trusts them and compiles them only
+  // when first needed (Catalog::Validation::kTrustBuiltin).
+  std::vector<ff::analysis::CompileError> errors;
+  auto catalog = ff::analysis::Catalog::compile(std::move(rules), &errors);
+  for (const auto& p : problems) std::cerr << "ff_prefilter_gen: " << p.to_string() << "\n";
+  for (const auto& e : errors)
+    std::cerr << "ff_prefilter_gen: " << e.origin << ": " << e.rule << ": " << e.field << ": "
+              << e.message << "\n";
+  if (!problems.empty() || !errors.empty()) return 1;
   std::string bytes = catalog.serialize_prefilter();
   // An empty blob is valid: the binary then compiles the prefilter when it needs one.
   std::ofstream out(argv[1], std::ios::binary | std::ios::trunc);
