@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lsp/json_reader.hpp"
 #include "lsp/transport.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -20,11 +21,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     parser.feed(bytes.substr(i, chunk), frames);
     if (parser.buffered() > limit + ff::lsp::kMaxHeaderBytes + 64) __builtin_trap();  // unbounded
   }
+  ff::lsp::JsonReader reader;
   for (const auto& f : frames) {
     if (f.kind != ff::lsp::Frame::Kind::kMessage) continue;
     if (f.body.size() > limit) __builtin_trap();
-    auto j = nlohmann::json::parse(f.body, nullptr, false);
-    if (!j.is_discarded()) (void)j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (f.body.capacity() - f.body.size() < ff::lsp::kBodyPadding) __builtin_trap();
+    auto j = reader.parse(f.body);
+    if (j) (void)j->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
   (void)parser.mid_message();
   return 0;

@@ -122,6 +122,11 @@ TEST_CASE("counting line ends agrees with splitting, at every alignment", "[log-
     INFO("round " << round << " from " << from << " to " << to);
     CHECK(count_line_ends(text, from, to) == expected);
     CHECK(count_lines(part) == split(part).size());
+    // The start of the line a position belongs to: one past the nearest terminator before.
+    std::size_t e = len ? rnd() % (len + 1) : 0;
+    std::size_t b = e;
+    while (b > 0 && text[b - 1] != '\n' && text[b - 1] != '\r') --b;
+    CHECK(line_start_before(text, e) == b);
   }
 }
 

@@ -27,8 +27,8 @@ std::string corpus(const std::string& name) {
   return s.str();
 }
 
-std::shared_ptr<const std::string> share(std::string s) {
-  return std::make_shared<const std::string>(std::move(s));
+Text share(std::string s) {
+  return Text::of(std::move(s));
 }
 
 }  // namespace

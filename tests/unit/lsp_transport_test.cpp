@@ -79,3 +79,20 @@ TEST_CASE("framing: a header without its body is pending, not an error", "[lsp]"
   CHECK(frames.empty());
   CHECK(p.mid_message());
 }
+
+TEST_CASE("framing: every body carries the parser's padding, however it arrives", "[lsp]") {
+  std::string body(100000, 'x');
+  std::string bytes = ff::lsp::frame("{\"a\":1}") + ff::lsp::frame(body) + ff::lsp::frame("{}");
+  for (std::size_t chunk : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{65536}}) {
+    FrameParser p;
+    auto frames = feed_all(p, bytes, chunk);
+    REQUIRE(frames.size() == 3);
+    CHECK(frames[1].body == body);
+    for (const auto& f : frames) {
+      CHECK(f.kind == Frame::Kind::kMessage);
+      CHECK(f.body.capacity() - f.body.size() >= ff::lsp::kBodyPadding);
+    }
+    CHECK_FALSE(p.mid_message());
+    CHECK(p.buffered() == 0);
+  }
+}

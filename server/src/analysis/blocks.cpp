@@ -6,6 +6,7 @@
 #include <string>
 
 #include "analysis/ansi.hpp"
+#include "analysis/line_cursor.hpp"
 
 namespace ff::analysis {
 
@@ -54,8 +55,7 @@ std::size_t previous_lines(std::string_view text, std::size_t offset, std::strin
     if (e > 0 && text[e - 1] == '\n') --e;
     if (e > 0 && text[e - 1] == '\r') --e;
     if (e == end) break;  // offset was not at a line start
-    std::size_t b = e;
-    while (b > 0 && text[b - 1] != '\n' && text[b - 1] != '\r') --b;
+    std::size_t b = line_start_before(text, e);
     out[n++] = text.substr(b, e - b);
     end = b;
   }

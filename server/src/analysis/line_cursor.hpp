@@ -65,6 +65,16 @@ struct LineBounds {
   std::size_t next;   // first byte of the next line
 };
 
+// The start of the line whose content ends at `e`: one past the last "\n" or "\r" before
+// it (searched with memrchr, since lines are long and this runs for every candidate line).
+inline std::size_t line_start_before(std::string_view text, std::size_t e) {
+  const char* p = text.data();
+  const void* nl = e ? ::memrchr(p, '\n', e) : nullptr;
+  std::size_t after_nl = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - p) + 1 : 0;
+  const void* cr = e > after_nl ? ::memrchr(p + after_nl, '\r', e - after_nl) : nullptr;
+  return cr ? static_cast<std::size_t>(static_cast<const char*>(cr) - p) + 1 : after_nl;
+}
+
 // The line holding byte `q` (a terminator byte belongs to the line it ends).
 inline LineBounds line_bounds(std::string_view text, std::size_t q) {
   const std::size_t n = text.size();
@@ -78,8 +88,7 @@ inline LineBounds line_bounds(std::string_view text, std::size_t q) {
     const void* cr = seg ? std::memchr(p, '\r', seg) : nullptr;
     e = q + (cr ? static_cast<std::size_t>(static_cast<const char*>(cr) - p) : seg);
   }
-  std::size_t b = e;
-  while (b > 0 && text[b - 1] != '\n' && text[b - 1] != '\r') --b;
+  std::size_t b = line_start_before(text, e);
   std::size_t next = e;
   if (e < n) next = (text[e] == '\r' && e + 1 < n && text[e + 1] == '\n') ? e + 2 : e + 1;
   return {b, e, next};

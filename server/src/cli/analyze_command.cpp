@@ -47,7 +47,7 @@ int run_analyze(const std::vector<std::string>& args) {
       "mask", "replace host, user and IP names, home paths and tokens with pseudonyms "
               "(host-1, user-1, ip-1, token-1) before printing")(
       "color", po::value(&color)->value_name("WHEN"), "auto (default), always or never")(
-      "threads,j", po::value(&threads)->value_name("N"), "scan files on N threads (default: one per core)");
+      "threads,j", po::value(&threads)->value_name("N"), "scan on N threads (default: one per core; a big file is split between them)");
   // Quick fixes (docs/FIXES.md).
   fix::FixCliOptions fixo;
   po::options_description fix_opts("Fixes (see docs/FIXES.md)");

@@ -44,7 +44,8 @@ int run_lsp(const std::vector<std::string>& args) {
       "docs", po::value(&docs_dir)->value_name("DIR"),
       "the docs directory (for file:// catalog links)")(
       "debounce-ms", po::value(&debounce)->value_name("MS"),
-      "re-analysis delay after edits (>= 50, default 50)")(
+      "edits closer together than MS are a burst: the first edit after MS of quiet is "
+      "analysed at once, the rest when the burst pauses for MS (>= 50, default 50)")(
       "max-message-bytes", po::value(&max_message)->value_name("N"),
       "refuse JSON-RPC messages larger than N bytes (default 64 MiB)")(
       "stdio",

@@ -1,9 +1,11 @@
 #include "lsp/features.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "analysis/analyze.hpp"
 #include "lsp/nccl_vars.hpp"
@@ -50,17 +52,14 @@ bool is_var_char(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-std::size_t count_line_starts(std::string_view s) {
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\n') {
-      ++n;
-    } else if (s[i] == '\r') {
-      if (i + 1 < s.size() && s[i + 1] == '\n') ++i;
-      ++n;
-    }
-  }
-  return n;
+// The start of the line holding the text's last byte: everything before it stays as it is
+// when the text only grows. A final "\n" ends the last line for good; a final "\r" may still
+// become "\r\n". Walks back over the last line only.
+std::size_t tail_start_of(std::string_view t) {
+  if (t.empty() || t.back() == '\n') return t.size();
+  std::size_t s = t.size() - 1;
+  while (s > 0 && t[s - 1] != '\n' && t[s - 1] != '\r') --s;
+  return s;
 }
 
 }  // namespace
@@ -105,45 +104,56 @@ std::string path_to_uri(const std::string& path) {
 // ---------------------------------------------------------------------------------------
 // Analyzer
 
-std::size_t Analyzer::update(Cached& c, const std::shared_ptr<const std::string>& text) {
-  const std::string& now = *text;
-  if (c.text == text) return 0;
+std::size_t Analyzer::update(Cached& c, const Text& text) {
+  std::string_view now = text.view();
+  if (c.text.buffer() && c.text == text) return 0;
   bool incremental = false;
-  std::size_t base = 0, first_line = 0;
-  if (c.text && !c.text->empty() && now.size() >= c.text->size()) {
-    const std::string& old = *c.text;
-    // The start of the line holding the old text's last byte: everything before it is
-    // unchanged when the document only grew.
-    // A final "\n" ends the last line for good; a final "\r" may still become "\r\n".
-    std::size_t s = old.size();
-    if (old.back() != '\n') {
-      s = old.size() - 1;
-      while (s > 0 && old[s - 1] != '\n' && old[s - 1] != '\r') --s;
-    }
-    bool capped = std::any_of(c.state.rule_hits.begin(), c.state.rule_hits.end(),
-                              [](std::size_t h) { return h > analysis::kMaxEventsPerRule; });
-    if (!capped && std::memcmp(old.data(), now.data(), s) == 0) {
-      incremental = true;
-      base = s;
-      first_line = count_line_starts(std::string_view(old).substr(0, s));
-    }
+  if (!c.text.empty() && now.size() >= c.text.size()) {
+    // Appended in place: the old bytes are untouched by construction. A text in another
+    // buffer (the client replaced it, or edited elsewhere) is compared to find out, up to
+    // and including the old last line's first byte (a "\r" before it must not have become
+    // "\r\n").
+    std::size_t same = std::min(c.tail.offset + 1, c.text.size());
+    incremental = text.extends(c.text) || std::memcmp(c.text.view().data(), now.data(), same) == 0;
   }
+  std::size_t base = 0, first_line = 0;
   if (incremental) {
-    for (const auto& e : c.state.events)
-      if (e.line >= first_line && c.state.rule_hits[e.rule] > 0) --c.state.rule_hits[e.rule];
-    c.state.truncate(0, first_line);
+    base = c.tail.offset;
+    first_line = c.tail.line;
+    c.state.events.resize(c.tail.events);
+    c.state.rule_hits = c.tail.rule_hits;
+    c.state.checks_seen = c.tail.checks_seen;
     c.state.lines = first_line;
     c.state.bytes = base;
   } else {
     c.state.reset(catalog_);
   }
-  analysis::scan_text(catalog_, 0, now, base, first_line, c.state);
+  // Up to the (new) last line, a checkpoint, then the last line.
+  std::size_t tail = std::max(base, tail_start_of(now));
+  if (scan_)
+    scan_(catalog_, now, base, first_line, c.state, tail);
+  else
+    analysis::scan_text(catalog_, 0, now, base, first_line, c.state, tail);
+  c.tail = {tail, c.state.lines, c.state.events.size(), c.state.rule_hits, c.state.checks_seen};
+  if (tail < now.size()) analysis::scan_text(catalog_, 0, now, tail, c.state.lines, c.state);
   c.text = text;
   return now.size() - base;
 }
 
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point& t) {
+  auto now = std::chrono::steady_clock::now();
+  double ms = std::chrono::duration<double, std::milli>(now - t).count();
+  t = now;
+  return ms;
+}
+
+}  // namespace
+
 AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOptions& options) {
   AnalysisRun out;
+  auto clock = std::chrono::steady_clock::now();
   analysis::ScanState merged;
   merged.reset(catalog_);
   std::vector<analysis::FileSummary> files;
@@ -152,8 +162,10 @@ AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOpti
     live.insert(docs[i].uri);
     Cached& c = cache_[docs[i].uri];
     out.bytes_scanned += update(c, docs[i].text);
-    out.bytes_total += docs[i].text->size();
+    out.scan_ms += ms_since(clock);
+    out.bytes_total += docs[i].text.size();
     std::vector<std::size_t> kept(catalog_.rules().size(), 0);
+    merged.events.reserve(merged.events.size() + c.state.events.size());
     for (const auto& e : c.state.events) {
       if (merged.rule_hits[e.rule] + kept[e.rule] >= analysis::kMaxEventsPerRule) continue;
       ++kept[e.rule];
@@ -168,13 +180,16 @@ AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOpti
     }
     merged.lines += c.state.lines;
     merged.bytes += c.state.bytes;
-    files.push_back({uri_to_path(docs[i].uri), c.state.lines, docs[i].text->size()});
+    files.push_back({uri_to_path(docs[i].uri), c.state.lines, docs[i].text.size()});
+    out.merge_ms += ms_since(clock);
   }
   for (auto it = cache_.begin(); it != cache_.end();)
     it = live.count(it->first) ? std::next(it) : cache_.erase(it);
   out.checks_seen = merged.checks_seen;
+  out.merge_ms += ms_since(clock);
   out.analysis = analysis::diagnose(catalog_, std::move(files), std::move(merged));
   out.docs = std::move(docs);
+  out.diagnose_ms = ms_since(clock);
 
   // Diagnostics: each event gets the first role that applies to it.
   const auto& a = out.analysis;
@@ -186,13 +201,28 @@ AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOpti
     return options.docs_base.empty() ? report::catalog_anchor(id)
                                      : options.docs_base + "/catalog.md#" + id;
   };
-  auto add = [&](std::size_t ev, Severity sev, std::string role, int diag, std::string msg) {
+  // Lines marked and left unmarked, per document, rule and role (kMaxMarkedLinesPerRule).
+  struct Marked {
+    std::size_t kept = 0, more = 0, last = 0;  // last: index into per_doc of the last kept
+  };
+  std::map<std::tuple<std::size_t, std::size_t, std::string>, Marked> marked;
+  auto add = [&](std::size_t ev, Severity sev, std::string role, int diag, auto&& message) {
     if (ev >= a.events.size() || taken[ev]) return;
     taken[ev] = 1;
     const auto& e = a.events[ev];
     const auto& rule = rules[e.rule];
+    if (role != "initiating" && role != "alternative") {
+      Marked& m = marked[{e.file, e.rule, role}];
+      if (m.kept == kMaxMarkedLinesPerRule) {
+        ++m.more;
+        return;
+      }
+      ++m.kept;
+      m.last = per_doc[e.file].size();
+    }
+    std::string msg = message();
     DiagnosticItem d;
-    d.range = event_range(e, *out.docs[e.file].text, options.encoding);
+    d.range = event_range(e, out.docs[e.file].text.view(), options.encoding);
     d.severity = sev;
     d.rule_id = rule.id;
     d.category = rule.category;
@@ -210,29 +240,37 @@ AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOpti
     const auto& rule = rules[dg.rule];
     std::string who = rank_text(e);
     if (k == 0) {
-      add(dg.initiating, Severity::kError, "initiating", 0,
-          "Root cause" + (who.empty() ? "" : " (" + who + ")") + ": " + rule.title + " [" +
-              dg.category + ", " + percent(dg.confidence) + "]. " + dg.reasoning);
+      add(dg.initiating, Severity::kError, "initiating", 0, [&] {
+        return "Root cause" + (who.empty() ? "" : " (" + who + ")") + ": " + rule.title + " [" +
+               dg.category + ", " + percent(dg.confidence) + "]. " + dg.reasoning;
+      });
       for (std::size_t c : dg.collateral)
-        add(c, Severity::kInformation, "collateral", 0,
-            "Consequence of the root cause at " + basename_of(out.docs[e.file].uri) + ":" +
-                std::to_string(e.line + 1) + ": " + rules[a.events[c].rule].title);
+        add(c, Severity::kInformation, "collateral", 0, [&] {
+          return "Consequence of the root cause at " + basename_of(out.docs[e.file].uri) + ":" +
+                 std::to_string(e.line + 1) + ": " + rules[a.events[c].rule].title;
+        });
       for (std::size_t c : dg.evidence)
         add(c, Severity::kInformation, "evidence", 0,
-            "Evidence for " + dg.category + ": " + rules[a.events[c].rule].title);
+            [&] { return "Evidence for " + dg.category + ": " + rules[a.events[c].rule].title; });
     } else {
       add(dg.initiating, Severity::kWarning, "alternative", static_cast<int>(k),
-          "Less likely cause (" + percent(dg.confidence) + "): " + rule.title);
+          [&] { return "Less likely cause (" + percent(dg.confidence) + "): " + rule.title; });
     }
   }
   for (std::size_t c : a.context)
-    add(c, Severity::kHint, "context", -1, "Context: " + rules[a.events[c].rule].title);
+    add(c, Severity::kHint, "context", -1,
+        [&] { return "Context: " + rules[a.events[c].rule].title; });
+  for (const auto& [key, m] : marked)
+    if (m.more > 0)
+      per_doc[std::get<0>(key)][m.last].message += " (and " + std::to_string(m.more) +
+                                                   " more line" + (m.more == 1 ? "" : "s") +
+                                                   " like this in this log, not marked)";
 
   // Related information: the root cause lists its collateral, each collateral points back.
   if (!a.diagnoses.empty()) {
     const auto& dg = a.diagnoses[0];
     const auto& root = a.events[dg.initiating];
-    Range root_range = event_range(root, *out.docs[root.file].text, options.encoding);
+    Range root_range = event_range(root, out.docs[root.file].text.view(), options.encoding);
     DiagnosticItem* root_item = nullptr;
     for (auto& d : per_doc[root.file])
       if (d.event == dg.initiating) root_item = &d;
@@ -257,6 +295,7 @@ AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOpti
               });
     out.items[out.docs[f].uri] = std::move(per_doc[f]);
   }
+  out.items_ms = ms_since(clock);
   return out;
 }
 
@@ -268,10 +307,48 @@ void FeatureServer::open(const std::string& uri, const std::string& language_id,
   Document d;
   d.language_id = language_id;
   d.version = version;
-  d.index.reset(text);
-  d.text = std::make_shared<const std::string>(std::move(text));
+  // The string is adopted as the buffer, spare capacity and all: no copy of the text.
+  d.buffer = std::make_shared<TextBuffer>(std::move(text));
+  d.text = Text(d.buffer, d.buffer->size());
   docs_[uri] = std::move(d);
   published_.erase(uri);
+}
+
+const LineIndex& FeatureServer::index_of(const Document& d) {
+  if (!d.indexed) {
+    d.index.reset(d.text.view());
+    d.indexed = true;
+  }
+  return d.index;
+}
+
+void FeatureServer::index_documents() {
+  for (const auto& [uri, d] : docs_) index_of(d);
+}
+
+void FeatureServer::append(Document& d, std::string_view more) {
+  std::size_t size = d.text.size();
+  // In place when the buffer ends where this document does (it always does: a document is
+  // its buffer's only writer) and has room; snapshots taken before keep their length.
+  if (d.buffer->size() != size || !d.buffer->append(more)) {
+    std::string grown;
+    grown.reserve(text_capacity_for(size + more.size()));
+    grown.append(d.text.view()).append(more);
+    d.buffer = std::make_shared<TextBuffer>(std::move(grown));
+  }
+  d.text = Text(d.buffer, size + more.size());
+  if (d.indexed) d.index.extend(d.text.view());
+}
+
+void FeatureServer::replace(Document& d, std::size_t b, std::size_t e, std::string_view with) {
+  // Not an append: a new buffer, so that no snapshot's bytes change.
+  std::string_view old = d.text.view();
+  std::string text;
+  text.reserve(text_capacity_for(old.size() - (e - b) + with.size()));
+  text.append(old.substr(0, b)).append(with).append(old.substr(e));
+  d.buffer = std::make_shared<TextBuffer>(std::move(text));
+  d.text = Text(d.buffer, d.buffer->size());
+  d.indexed = false;  // indexed again when next needed
 }
 
 bool FeatureServer::change(const std::string& uri, std::int64_t version,
@@ -279,22 +356,22 @@ bool FeatureServer::change(const std::string& uri, std::int64_t version,
   auto it = docs_.find(uri);
   if (it == docs_.end() || version < it->second.version) return false;
   Document& d = it->second;
-  std::string text = *d.text;
-  LineIndex index = d.index;
   for (const auto& c : changes) {
     if (!c.range) {
-      text = c.text;
-    } else {
-      std::size_t b = index.offset(text, c.range->start, encoding_);
-      std::size_t e = index.offset(text, c.range->end, encoding_);
-      if (e < b) std::swap(b, e);
-      text.replace(b, e - b, c.text);
+      replace(d, 0, d.text.size(), c.text);
+      continue;
     }
-    index.reset(text);
+    std::string_view text = d.text.view();
+    const LineIndex& index = index_of(d);
+    std::size_t b = index.offset(text, c.range->start, encoding_);
+    std::size_t e = index.offset(text, c.range->end, encoding_);
+    if (e < b) std::swap(b, e);
+    if (b == text.size())
+      append(d, c.text);
+    else
+      replace(d, b, e, c.text);
   }
   d.version = version;
-  d.index = std::move(index);
-  d.text = std::make_shared<const std::string>(std::move(text));
   return true;
 }
 
@@ -317,7 +394,7 @@ std::optional<std::int64_t> FeatureServer::version(const std::string& uri) const
 std::optional<std::string> FeatureServer::text(const std::string& uri) const {
   auto it = docs_.find(uri);
   if (it == docs_.end()) return std::nullopt;
-  return *it->second.text;
+  return std::string(it->second.text.view());
 }
 
 std::vector<DocumentSnapshot> FeatureServer::log_snapshot() const {
@@ -332,7 +409,7 @@ std::vector<FeatureServer::Publication> FeatureServer::accept(
   std::vector<Publication> out;
   for (const auto& snap : run->docs) {
     auto it = docs_.find(snap.uri);
-    if (it == docs_.end() || it->second.version != snap.version || it->second.text != snap.text)
+    if (it == docs_.end() || it->second.version != snap.version || !(it->second.text == snap.text))
       continue;  // stale: a newer analysis is scheduled
     Published& p = published_[snap.uri];
     if (p.run && p.version > snap.version) continue;
@@ -412,9 +489,10 @@ std::optional<Hover> FeatureServer::hover(const std::string& uri, Position pos) 
   auto it = docs_.find(uri);
   if (it == docs_.end()) return std::nullopt;
   const Document& d = it->second;
-  const std::string& text = *d.text;
-  if (pos.line >= d.index.lines()) return std::nullopt;
-  std::string_view line = d.index.line(text, pos.line);
+  std::string_view text = d.text.view();
+  const LineIndex& index = index_of(d);
+  if (pos.line >= index.lines()) return std::nullopt;
+  std::string_view line = index.line(text, pos.line);
   std::size_t at = column_to_byte(line, pos.character, encoding_);
   // An NCCL / PyTorch variable name under the cursor, in any document.
   std::size_t b = at, e = at;
@@ -502,7 +580,7 @@ std::vector<CodeActionItem> FeatureServer::code_actions(const std::string& uri, 
         a.edit = std::move(edit);
         std::vector<std::pair<std::string, std::string>> open;
         for (const auto& [doc_uri, doc] : docs_)
-          if (!is_log(doc_uri) && doc.text) open.emplace_back(doc_uri, *doc.text);
+          if (!is_log(doc_uri)) open.emplace_back(doc_uri, std::string(doc.text.view()));
         a.more_edits = binding_->launcher_edits(*rule, uri, open);
         out.push_back(std::move(a));
       }
@@ -552,7 +630,7 @@ std::optional<std::string> FeatureServer::report_markdown(const std::string& uri
     auto d = docs_.find(uri);
     if (d == docs_.end()) return std::nullopt;
     // Not analysed yet (or not a log): analyse this document alone, now.
-    auto a = diagnose_text(*d->second.text);
+    auto a = diagnose_text(d->second.text.view());
     report::TextOptions to;
     return "# firstfault report: " + basename_of(uri) + "\n\n```\n" +
            report::to_text(catalog_, a, to) + "```\n";
@@ -590,7 +668,7 @@ std::optional<std::string> FeatureServer::report_markdown(const std::string& uri
   return md.str();
 }
 
-analysis::Analysis FeatureServer::diagnose_text(const std::string& text) const {
+analysis::Analysis FeatureServer::diagnose_text(std::string_view text) const {
   analysis::LogInput in{"<selection>", text};
   return analysis::analyze(catalog_, std::span<const analysis::LogInput>(&in, 1));
 }

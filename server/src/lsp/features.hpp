@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "analysis/catalog.hpp"
 #include "analysis/diagnosis.hpp"
 #include "analysis/scan.hpp"
+#include "lsp/document_text.hpp"
 #include "lsp/text.hpp"
 
 namespace ff::lsp {
@@ -24,6 +26,7 @@ struct RelatedInfo {
   std::string uri;
   Range range;
   std::string message;
+  friend bool operator==(const RelatedInfo&, const RelatedInfo&) = default;
 };
 
 struct DiagnosticItem {
@@ -38,12 +41,20 @@ struct DiagnosticItem {
   std::string role;    // "initiating", "alternative", "collateral", "evidence", "context"
   int diagnosis = -1;  // index into Analysis::diagnoses, -1 for context lines
   std::size_t event = 0;
+  friend bool operator==(const DiagnosticItem&, const DiagnosticItem&) = default;
 };
+
+// A rule that fires on thousands of lines (a hint on every "NVLS unavailable", a watchdog
+// timeout on every rank) marks the first this many of them per document and role, and says
+// on the last one how many more there are: the Problems panel stays readable, and an
+// analysis publishes in time bounded by this, not by the log (the hover, lens and report
+// still count every event).
+inline constexpr std::size_t kMaxMarkedLinesPerRule = 100;
 
 struct DocumentSnapshot {
   std::string uri;
   std::int64_t version = 0;
-  std::shared_ptr<const std::string> text;
+  Text text;  // a prefix of the document's buffer: later appends do not change it
 };
 
 // One analysis over every open log (they are one job).
@@ -54,6 +65,8 @@ struct AnalysisRun {
   std::map<std::string, std::vector<DiagnosticItem>> items;  // per URI
   std::size_t bytes_scanned = 0;  // measured: bytes actually re-scanned by this run
   std::size_t bytes_total = 0;
+  // Measured: where the run's time went (for the log), in milliseconds.
+  double scan_ms = 0, merge_ms = 0, diagnose_ms = 0, items_ms = 0;
 };
 
 struct AnalyzerOptions {
@@ -62,20 +75,42 @@ struct AnalyzerOptions {
 };
 
 // Runs analyses, reusing each document's scan when the document only grew: the text is
-// re-scanned from the start of its last line (ScanState::truncate + scan_text).
+// re-scanned from the start of its last line (ScanState::truncate + scan_text). That it only
+// grew is known from the text's buffer (Text::extends); a text in a new buffer (an edit
+// elsewhere) is compared with the old one to find out.
 class Analyzer {
  public:
-  explicit Analyzer(const analysis::Catalog& catalog) : catalog_(catalog) {}
+  // Scans [base, end) of a text whose line `first_line` starts at `base`, appending to the
+  // state: how the bulk of a document is scanned. The default is analysis::scan_text on the
+  // calling thread; the server passes one that uses every core (parallel::scan), which
+  // gives the same result.
+  using RangeScan = std::function<void(const analysis::Catalog&, std::string_view whole,
+                                       std::size_t base, std::size_t first_line,
+                                       analysis::ScanState& state, std::size_t end)>;
+  explicit Analyzer(const analysis::Catalog& catalog, RangeScan scan = {})
+      : catalog_(catalog), scan_(std::move(scan)) {}
   AnalysisRun run(std::vector<DocumentSnapshot> docs, const AnalyzerOptions& options);
   void forget(const std::string& uri) { cache_.erase(uri); }
 
  private:
-  struct Cached {
-    std::shared_ptr<const std::string> text;
-    analysis::ScanState state;
+  // The scan state as it was before the text's last line (which more text may extend) was
+  // scanned: an append resumes from here, at a cost of what was appended, however many
+  // events are capped or lines come before.
+  struct Checkpoint {
+    std::size_t offset = 0;  // where the last line starts
+    std::size_t line = 0;    // its number
+    std::size_t events = 0;
+    std::vector<std::size_t> rule_hits;
+    std::vector<std::vector<bool>> checks_seen;
   };
-  std::size_t update(Cached& c, const std::shared_ptr<const std::string>& text);
+  struct Cached {
+    Text text;
+    analysis::ScanState state;
+    Checkpoint tail;
+  };
+  std::size_t update(Cached& c, const Text& text);
   const analysis::Catalog& catalog_;
+  RangeScan scan_;
   std::map<std::string, Cached> cache_;
 };
 
@@ -157,16 +192,19 @@ class FeatureServer {
   void set_binding_provider(std::shared_ptr<BindingEditProvider> p) { binding_ = std::move(p); }
 
   // Documents. change() returns false (and changes nothing) for an unknown document or a
-  // version older than the one held.
+  // version older than the one held. open() leaves the line index to index_documents() or
+  // to the first use, so that the caller can start the analysis of a big document first and
+  // index it while the analysis thread scans.
   void open(const std::string& uri, const std::string& language_id, std::int64_t version,
             std::string text);
+  void index_documents();
   bool change(const std::string& uri, std::int64_t version,
               const std::vector<ContentChange>& changes);
   bool close(const std::string& uri);
   bool is_open(const std::string& uri) const { return docs_.count(uri) > 0; }
   bool is_log(const std::string& uri) const;
   std::optional<std::int64_t> version(const std::string& uri) const;
-  std::optional<std::string> text(const std::string& uri) const;
+  std::optional<std::string> text(const std::string& uri) const;  // a copy (tests)
 
   // Analysis: the snapshot to analyse (all open logs), and accepting a finished run. Only
   // documents whose version is still the one analysed get results; a run older than what
@@ -189,15 +227,20 @@ class FeatureServer {
   std::optional<FileEdit> resolve(const ActionKey& key) const;
   std::vector<LensItem> code_lenses(const std::string& uri) const;
   std::optional<std::string> report_markdown(const std::string& uri) const;
-  analysis::Analysis diagnose_text(const std::string& text) const;
+  analysis::Analysis diagnose_text(std::string_view text) const;
 
  private:
   struct Document {
     std::string language_id;
     std::int64_t version = 0;
-    std::shared_ptr<const std::string> text;
-    LineIndex index;
+    std::shared_ptr<TextBuffer> buffer;  // where the text lives; appended to in place
+    Text text;                           // the current version: a prefix of `buffer`
+    mutable LineIndex index;             // of `text`, once `indexed`
+    mutable bool indexed = false;
   };
+  static const LineIndex& index_of(const Document& d);
+  static void append(Document& d, std::string_view more);
+  static void replace(Document& d, std::size_t b, std::size_t e, std::string_view with);
   struct Published {
     std::int64_t version = -1;
     std::shared_ptr<const AnalysisRun> run;

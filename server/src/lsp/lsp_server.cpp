@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <future>
 
+#include "parallel/parallel_scan.hpp"
 #include "report/report.hpp"
 
 #ifndef FF_VERSION
@@ -58,6 +59,21 @@ Range range_of(const json& j) {
           position_of(member(j, "end", "range.end"))};
 }
 
+// The analysis thread's scans of big documents use every core (a freshly opened 100 MB log
+// is scanned in pieces side by side); small ones stay on the analysis thread.
+void scan_on_every_core(const analysis::Catalog& catalog, std::string_view whole, std::size_t base,
+                        std::size_t first_line, analysis::ScanState& state, std::size_t end) {
+  if (end - std::min(base, end) < (std::size_t{4} << 20)) {
+    analysis::scan_text(catalog, 0, whole, base, first_line, state, end);
+    return;
+  }
+  parallel::ScanSource src;
+  src.text = whole;
+  src.begin = base;
+  src.end = end;
+  parallel::scan(catalog, {src}, {first_line}, state, {});
+}
+
 std::string id_key(const json& id) {
   return id.dump();
 }
@@ -69,7 +85,7 @@ LspServer::LspServer(const analysis::Catalog& catalog, ServerOptions options, Ou
       options_(std::move(options)),
       out_(out),
       features_(catalog),
-      analyzer_(catalog) {
+      analyzer_(catalog, scan_on_every_core) {
   options_.debounce_ms = std::max(options_.debounce_ms, 50);
   if (options_.binding) features_.set_binding_provider(options_.binding);
   scheduler_ = std::make_unique<Scheduler>();
@@ -93,14 +109,16 @@ LspServer::~LspServer() {
 // ---------------------------------------------------------------------------------------
 // Reader thread
 
-void LspServer::on_frames(const std::vector<Frame>& frames) {
+void LspServer::on_frames(std::vector<Frame>& frames) {
   // Every frame of the batch is accepted before any is dispatched, so a $/cancelRequest
   // that arrived together with its request is marked before the protocol thread can
   // start the request: the cancellation cannot lose a race it was never meant to run.
   std::vector<json> accepted;
   accepted.reserve(frames.size());
-  for (const auto& f : frames)
+  for (auto& f : frames) {
     if (auto msg = accept(f)) accepted.push_back(std::move(*msg));
+    std::string().swap(f.body);  // a 100 MB didOpen's body is not kept past its parse
+  }
   for (auto& msg : accepted)
     scheduler_->post([this, msg = std::move(msg)]() mutable { handle(std::move(msg)); });
 }
@@ -112,12 +130,19 @@ std::optional<nlohmann::json> LspServer::accept(const Frame& frame) {
     reply_error(nullptr, too_large ? kInvalidRequest : kParseError, frame.error);
     return std::nullopt;
   }
-  json msg = json::parse(frame.body, nullptr, false);
-  if (msg.is_discarded()) {
-    spdlog::warn("body is not JSON ({} bytes)", frame.body.size());
+  std::string why;
+  auto t0 = std::chrono::steady_clock::now();
+  std::optional<json> parsed = reader_.parse(frame.body, &why);
+  if (frame.body.size() >= (std::size_t{1} << 20))
+    spdlog::debug(
+        "parsed a {} byte message in {:.1f} ms", frame.body.size(),
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  if (!parsed) {
+    spdlog::warn("body is not JSON ({} bytes): {}", frame.body.size(), why);
     reply_error(nullptr, kParseError, "Parse error: the message body is not JSON");
     return std::nullopt;
   }
+  json msg = std::move(*parsed);
   if (!msg.is_object()) {
     reply_error(nullptr, kInvalidRequest, "Invalid Request: a message must be a JSON object");
     return std::nullopt;
@@ -214,7 +239,7 @@ void LspServer::handle_request(const json& id, const std::string& method, const 
       std::string uri = uri_of(params);
       if (!features_.up_to_date(uri)) {
         pending_.push_back({id, uri, method, params});
-        schedule_analysis(true);
+        schedule_analysis(true, false);
         return;
       }
     }
@@ -235,7 +260,7 @@ void LspServer::handle_request(const json& id, const std::string& method, const 
   }
 }
 
-void LspServer::handle_notification(const std::string& method, const json& params) {
+void LspServer::handle_notification(const std::string& method, json& params) {
   if (method == "exit") {
     exited_ = true;
     int code = exit_code();
@@ -359,25 +384,37 @@ json LspServer::initialize(const json& params) {
           {"serverInfo", {{"name", "firstfault"}, {"version", FF_VERSION}}}};
 }
 
-void LspServer::did_open(const json& params) {
-  const json& td = member(params, "textDocument", "textDocument");
+void LspServer::did_open(json& params) {
+  member(params, "textDocument", "textDocument");
+  json& td = params["textDocument"];
   std::string uri = uri_of(params);
   std::string lang = td.value("languageId", "");
   std::int64_t version = td.value("version", 0);
-  const json& text = member(td, "text", "textDocument.text");
+  member(td, "text", "textDocument.text");
+  json& text = td["text"];
   if (!text.is_string()) invalid_params("textDocument.text must be a string");
-  features_.open(uri, lang, version, text.get<std::string>());
-  spdlog::debug("didOpen {} v{} ({}, log: {})", uri, version, lang, features_.is_log(uri));
+  // Moved out, not copied: it is the whole document.
+  auto t0 = std::chrono::steady_clock::now();
+  features_.open(uri, lang, version, std::move(text.get_ref<std::string&>()));
   if (features_.is_log(uri)) schedule_analysis(true);
+  auto t1 = std::chrono::steady_clock::now();
+  features_.index_documents();  // while the analysis thread scans
+  auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+  spdlog::debug("didOpen {} v{} ({}, log: {}): stored in {:.1f} ms, indexed in {:.1f} ms", uri,
+                version, lang, features_.is_log(uri), ms(t0, t1),
+                ms(t1, std::chrono::steady_clock::now()));
 }
 
-void LspServer::did_change(const json& params) {
+void LspServer::did_change(json& params) {
   std::string uri = uri_of(params);
   std::int64_t version = params["textDocument"].value("version", 0);
   std::vector<ContentChange> changes;
-  for (const auto& c : member(params, "contentChanges", "contentChanges")) {
+  member(params, "contentChanges", "contentChanges");
+  for (auto& c : params["contentChanges"]) {
     ContentChange ch;
-    ch.text = member(c, "text", "contentChanges[].text").get<std::string>();
+    const json& t = member(c, "text", "contentChanges[].text");
+    if (!t.is_string()) invalid_params("contentChanges[].text must be a string");
+    ch.text = std::move(c["text"].get_ref<std::string&>());
     if (c.contains("range")) ch.range = range_of(c["range"]);
     changes.push_back(std::move(ch));
   }
@@ -391,6 +428,7 @@ void LspServer::did_change(const json& params) {
 void LspServer::did_close(const json& params) {
   std::string uri = uri_of(params);
   bool was_log = features_.is_log(uri);
+  rendered_.erase(uri);
   if (!features_.close(uri)) return;
   if (was_log) {
     notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
@@ -401,14 +439,27 @@ void LspServer::did_close(const json& params) {
 // ---------------------------------------------------------------------------------------
 // Scheduling
 
-void LspServer::schedule_analysis(bool immediately) {
+void LspServer::schedule_analysis(bool immediately, bool edit) {
   auto now = std::chrono::steady_clock::now();
+  const auto period = std::chrono::milliseconds(options_.debounce_ms);
+  // Leading edge: an edit after a quiet period (no edit for one debounce period) is analysed
+  // at once, so a growing log is re-diagnosed in the time of the analysis. The edits of a
+  // burst that follows keep pushing the analysis back to one period after the latest, but
+  // never more than ten periods after the first.
+  bool quiet = !last_edit_ || now - *last_edit_ >= period;
+  if (edit) last_edit_ = now;
   if (!debounce_armed_) dirty_since_ = now;
-  // Edits keep pushing the analysis back, but never by more than ten debounce periods.
-  if (debounce_armed_ && now - dirty_since_ > std::chrono::milliseconds(10 * options_.debounce_ms))
+  if (debounce_armed_ && now - dirty_since_ > 10 * period) return;
+  if (immediately || (quiet && !debounce_armed_)) {
+    // Started here, not from a zero timer: the caller may then do other work (index a
+    // document) while the analysis thread scans.
+    if (debounce_armed_) debounce_->cancel();
+    debounce_armed_ = false;
+    start_analysis();
     return;
+  }
   debounce_armed_ = true;
-  debounce_->expires_after(std::chrono::milliseconds(immediately ? 0 : options_.debounce_ms));
+  debounce_->expires_after(period);
   debounce_->async_wait([this](const boost::system::error_code& ec) {
     if (ec) return;  // re-armed by a newer edit
     debounce_armed_ = false;
@@ -429,9 +480,12 @@ void LspServer::start_analysis() {
     auto run = std::make_shared<AnalysisRun>(analyzer_.run(std::move(docs), opts));
     auto ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    spdlog::info("analysis: {} document(s), {} of {} bytes scanned, {} diagnoses, {:.1f} ms",
-                 run->docs.size(), run->bytes_scanned, run->bytes_total,
-                 run->analysis.diagnoses.size(), ms);
+    spdlog::info(
+        "analysis: {} document(s), {} of {} bytes scanned, {} diagnoses, {} events, {:.1f} ms "
+        "(scan {:.1f}, merge {:.1f}, diagnose {:.1f}, items {:.1f})",
+        run->docs.size(), run->bytes_scanned, run->bytes_total, run->analysis.diagnoses.size(),
+        run->analysis.events.size(), ms, run->scan_ms, run->merge_ms, run->diagnose_ms,
+        run->items_ms);
     scheduler_->post([this, run] { on_analysis(run); });
   });
 }
@@ -447,10 +501,39 @@ void LspServer::on_analysis(std::shared_ptr<const AnalysisRun> run) {
 }
 
 void LspServer::publish(const FeatureServer::Publication& p) {
-  json diags = json::array();
-  for (const auto& d : p.items) diags.push_back(diagnostic_json(d));
-  notify("textDocument/publishDiagnostics",
-         {{"uri", p.uri}, {"version", p.version}, {"diagnostics", diags}});
+  auto t0 = std::chrono::steady_clock::now();
+  auto& cache = rendered_[p.uri];
+  std::vector<std::pair<DiagnosticItem, std::string>> now;
+  now.reserve(p.items.size());
+  std::size_t reused = 0, bytes = 0;
+  for (std::size_t i = 0; i < p.items.size(); ++i) {
+    // Items come sorted by line, so an unchanged one sits at the same index.
+    if (i < cache.size() && cache[i].first == p.items[i]) {
+      now.push_back(std::move(cache[i]));
+      ++reused;
+    } else {
+      now.emplace_back(
+          p.items[i],
+          diagnostic_json(p.items[i]).dump(-1, ' ', false, json::error_handler_t::replace));
+    }
+    bytes += now.back().second.size() + 1;
+  }
+  cache = std::move(now);
+  // The same message notify() would send, assembled from the rendered items.
+  std::string body = R"({"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{)";
+  body.reserve(body.size() + bytes + p.uri.size() + 64);
+  body += R"("uri":)" + json(p.uri).dump(-1, ' ', false, json::error_handler_t::replace);
+  body += R"(,"version":)" + std::to_string(p.version) + R"(,"diagnostics":[)";
+  for (std::size_t i = 0; i < cache.size(); ++i) {
+    if (i) body += ',';
+    body += cache[i].second;
+  }
+  body += "]}}";
+  out_.write(body);
+  spdlog::debug(
+      "published {} diagnostics ({} rendered again) for {} v{} in {:.1f} ms", p.items.size(),
+      p.items.size() - reused, p.uri, p.version,
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 }
 
 // ---------------------------------------------------------------------------------------

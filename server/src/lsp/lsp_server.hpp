@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@
 
 #include "analysis/catalog.hpp"
 #include "lsp/features.hpp"
+#include "lsp/json_reader.hpp"
 #include "lsp/scheduler.hpp"
 #include "lsp/transport.hpp"
 
@@ -32,7 +34,10 @@ inline constexpr int kRequestCancelled = -32800;
 
 struct ServerOptions {
   std::string docs_dir;  // where docs/catalog.md is; empty: found from the workspace
-  int debounce_ms = 50;  // re-analysis delay after an edit (never below 50)
+  // Edits closer together than this are a burst: the first edit after a quiet period is
+  // analysed at once, the rest of the burst once it pauses this long (at least every ten
+  // periods while it lasts). Never below 50.
+  int debounce_ms = 50;
   std::size_t max_message = kDefaultMaxMessage;
   // Offers the per-rank NCCL_IB_HCA binding as a code action (the fix engine's, set by
   // the CLI); none: the action is not offered.
@@ -44,9 +49,10 @@ class LspServer {
   LspServer(const analysis::Catalog& catalog, ServerOptions options, Output& out);
   ~LspServer();
 
-  // Reader thread: the frames (or framing errors) of one read from the client, all
-  // accepted (ids and cancellations recorded) before any is dispatched.
-  void on_frames(const std::vector<Frame>& frames);
+  // Reader thread (one thread, never two at once): the frames (or framing errors) of one
+  // read from the client, all parsed and accepted (ids and cancellations recorded) before any
+  // is dispatched. The bodies are released once parsed.
+  void on_frames(std::vector<Frame>& frames);
   // Reader thread, at end of input: waits briefly for queued work, returns the exit code.
   int on_eof();
   bool exited() const { return exited_; }
@@ -59,7 +65,7 @@ class LspServer {
   std::optional<json> accept(const Frame& frame);
   void handle(json msg);  // protocol thread
   void handle_request(const json& id, const std::string& method, const json& params);
-  void handle_notification(const std::string& method, const json& params);
+  void handle_notification(const std::string& method, json& params);
 
   void reply(const json& id, json result);
   void reply_error(const json& id, int code, const std::string& message);
@@ -68,8 +74,8 @@ class LspServer {
   bool is_cancelled(const json& id);
 
   json initialize(const json& params);
-  void did_open(const json& params);
-  void did_change(const json& params);
+  void did_open(json& params);
+  void did_change(json& params);
   void did_close(const json& params);
   json hover(const json& params);
   json code_action(const json& params);
@@ -78,7 +84,8 @@ class LspServer {
   json execute_command(const json& id, const json& params);
   json pull_diagnostics(const json& params);
 
-  void schedule_analysis(bool immediately = false);
+  // After an edit (or, with edit false, for a request waiting on the analysis).
+  void schedule_analysis(bool immediately = false, bool edit = true);
   void start_analysis();
   void on_analysis(std::shared_ptr<const AnalysisRun> run);
   void answer_pending();
@@ -101,7 +108,8 @@ class LspServer {
   bool analysis_running_ = false;
   bool analysis_again_ = false;
   bool debounce_armed_ = false;
-  std::chrono::steady_clock::time_point dirty_since_;
+  std::chrono::steady_clock::time_point dirty_since_;  // when the armed debounce began
+  std::optional<std::chrono::steady_clock::time_point> last_edit_;
   // Requests on a log whose latest version is not analysed yet wait for the analysis.
   struct Pending {
     json id;
@@ -110,6 +118,12 @@ class LspServer {
     json params;
   };
   std::vector<Pending> pending_;
+  // The diagnostics last published per document, each with its JSON text: after an append
+  // nearly all are unchanged and are not rendered again.
+  std::map<std::string, std::vector<std::pair<DiagnosticItem, std::string>>> rendered_;
+
+  // Reader thread only.
+  JsonReader reader_;
 
   // Shared between the reader and the protocol thread.
   std::atomic<bool> shutdown_{false};

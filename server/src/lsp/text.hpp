@@ -43,6 +43,10 @@ class LineIndex {
   LineIndex() = default;
   explicit LineIndex(std::string_view text) { reset(text); }
   void reset(std::string_view text);
+  // `text` is the indexed text with bytes appended: indexes only from the old last line
+  // (a final "\r" may have become "\r\n"), not the whole text again.
+  void extend(std::string_view text);
+  std::size_t size() const { return size_; }  // the length of the indexed text
 
   std::size_t lines() const { return starts_.size(); }
   // The line's text without its terminator (empty for a line past the end).
@@ -54,6 +58,7 @@ class LineIndex {
   Position position(std::string_view text, std::size_t offset, Encoding enc) const;
 
  private:
+  void index_from(std::string_view text, std::size_t from);  // appends the starts after `from`
   std::vector<std::size_t> starts_{0};
   std::size_t size_ = 0;
 };

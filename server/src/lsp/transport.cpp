@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -42,8 +43,26 @@ void FrameParser::feed(std::string_view bytes, std::vector<Frame>& out) {
     skip_ -= n;
     bytes.remove_prefix(n);
   }
+  // A body in progress takes its bytes directly, not through buf_ (one copy, no regrowth).
+  if (body_len_ != kNoBody) {
+    bytes.remove_prefix(fill_body(bytes, out));
+    if (body_len_ != kNoBody) return;
+  }
   buf_.append(bytes);
   parse(out);
+}
+
+std::size_t FrameParser::fill_body(std::string_view bytes, std::vector<Frame>& out) {
+  std::size_t n = std::min(body_len_ - body_.size(), bytes.size());
+  body_.append(bytes.data(), n);
+  if (body_.size() == body_len_) {
+    Frame f;
+    f.body = std::move(body_);
+    body_ = std::string();
+    body_len_ = kNoBody;
+    out.push_back(std::move(f));
+  }
+  return n;
 }
 
 bool FrameParser::resync() {
@@ -69,12 +88,9 @@ void FrameParser::parse(std::vector<Frame>& out) {
     }
     if (hunting_ && !resync()) return;
     if (body_len_ != kNoBody) {
-      if (buf_.size() < body_len_) return;
-      Frame f;
-      f.body = buf_.substr(0, body_len_);
-      buf_.erase(0, body_len_);
-      body_len_ = kNoBody;
-      out.push_back(std::move(f));
+      std::size_t n = fill_body(buf_, out);
+      buf_.erase(0, n);
+      if (body_len_ != kNoBody) return;  // buf_ is empty: the rest arrives through feed()
       continue;
     }
     // Leading blank lines between messages are tolerated.
@@ -167,6 +183,8 @@ void FrameParser::parse(std::vector<Frame>& out) {
       continue;
     }
     body_len_ = length;
+    body_.clear();
+    body_.reserve(length + kBodyPadding);
   }
 }
 

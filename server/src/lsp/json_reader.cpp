@@ -1,0 +1,107 @@
+#include "lsp/json_reader.hpp"
+
+#include <simdjson.h>
+
+#include <cstdint>
+
+#include "lsp/document_text.hpp"
+#include "lsp/transport.hpp"
+
+namespace ff::lsp {
+
+static_assert(kBodyPadding >= simdjson::SIMDJSON_PADDING,
+              "frame bodies must carry simdjson's padding");
+static_assert(kMaxJsonDepth == simdjson::DEFAULT_MAX_DEPTH, "the parser's depth limit");
+
+namespace {
+
+using json = nlohmann::json;
+
+// After a message this big the parser's buffers (tape and strings, several times the
+// message) are given back rather than kept for the next, usually tiny, message.
+constexpr std::size_t kKeepCapacity = std::size_t{8} << 20;
+constexpr std::size_t kDocumentSized = std::size_t{1} << 20;
+
+// Recursion depth is bounded by the parser's max_depth (kMaxJsonDepth).
+json convert(simdjson::dom::element e) {
+  using simdjson::dom::element_type;
+  switch (e.type()) {
+    case element_type::OBJECT: {
+      json j = json::object();
+      simdjson::dom::object obj = e.get_object().value_unsafe();
+      // Duplicate keys: the last one wins, as with nlohmann's parser.
+      for (simdjson::dom::key_value_pair kv : obj) j[std::string(kv.key)] = convert(kv.value);
+      return j;
+    }
+    case element_type::ARRAY: {
+      json j = json::array();
+      simdjson::dom::array arr = e.get_array().value_unsafe();
+      auto& v = j.get_ref<json::array_t&>();
+      v.reserve(arr.size());
+      for (simdjson::dom::element x : arr) v.push_back(convert(x));
+      return j;
+    }
+    case element_type::STRING: {
+      std::string_view s = e.get_string().value_unsafe();
+      std::string str;
+      // A long string is almost always a document's text, which the document then adopts
+      // as its storage: room to grow lets a tailing log's appends be written in place.
+      if (s.size() >= kDocumentSized) str.reserve(text_capacity_for(s.size()));
+      str.append(s);
+      return json(std::move(str));
+    }
+    case element_type::INT64: {
+      // nlohmann types a non-negative integer as unsigned: keep its types exactly.
+      std::int64_t v = e.get_int64().value_unsafe();
+      return v >= 0 ? json(static_cast<std::uint64_t>(v)) : json(v);
+    }
+    case element_type::UINT64:
+      return json(e.get_uint64().value_unsafe());
+    case element_type::DOUBLE:
+      return json(e.get_double().value_unsafe());
+    case element_type::BOOL:
+      return json(e.get_bool().value_unsafe());
+    case element_type::NULL_VALUE:
+      break;
+  }
+  return json(nullptr);
+}
+
+}  // namespace
+
+struct JsonReader::Impl {
+  std::unique_ptr<simdjson::dom::parser> parser;
+  void fresh() { parser = std::make_unique<simdjson::dom::parser>(); }
+};
+
+JsonReader::JsonReader() : impl_(std::make_unique<Impl>()) {
+  impl_->fresh();
+}
+
+JsonReader::~JsonReader() = default;
+
+std::optional<nlohmann::json> JsonReader::parse(const std::string& body, std::string* error) {
+  std::string_view text(body);
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  // The bytes past the end are read, never used: they must only be allocated.
+  bool padded = body.capacity() - body.size() >= simdjson::SIMDJSON_PADDING;
+  simdjson::dom::element root;
+  auto err = impl_->parser->parse(text.data(), text.size(), !padded).get(root);
+  std::optional<json> out;
+  if (!err) {
+    out = convert(root);
+  } else if (err == simdjson::NUMBER_ERROR || err == simdjson::CAPACITY) {
+    // Valid JSON may hold numbers simdjson does not represent; nlohmann decides.
+    json j = json::parse(text, nullptr, false);
+    if (!j.is_discarded())
+      out = std::move(j);
+    else if (error)
+      *error = simdjson::error_message(err);
+  } else if (error) {
+    *error = simdjson::error_message(err);
+  }
+  if (impl_->parser->capacity() > kKeepCapacity) impl_->fresh();
+  return out;
+}
+
+}  // namespace ff::lsp

@@ -1,0 +1,160 @@
+#include "parallel/parallel_scan.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace ff::parallel {
+
+namespace {
+
+// Below this, splitting a source costs more (a scan state per piece) than it balances.
+constexpr std::size_t kMinPiece = std::size_t{1} << 20;
+// How much of a piece the next one's block lookback may read: kept until that one is done.
+constexpr std::size_t kKeepBehind = std::size_t{1} << 20;
+
+// A part of one source, cut at a line end; the unit of work of a scan thread.
+struct Piece {
+  std::size_t source;
+  std::size_t begin;
+  std::size_t end;
+  analysis::ScanStrategy strategy;
+};
+
+std::vector<Piece> cut_pieces(const std::vector<ScanSource>& sources, const ScanOptions& options,
+                              unsigned threads) {
+  std::vector<Piece> pieces;
+  for (std::size_t s = 0; s < sources.size(); ++s) {
+    const ScanSource& src = sources[s];
+    std::string_view text = src.text;
+    std::size_t end = std::min(src.end, text.size());
+    std::size_t pos = std::min(src.begin, end);
+    // The strategy is decided for the whole source: a big one goes through the prefilter
+    // in every piece, a small one line by line.
+    analysis::ScanStrategy strategy = src.strategy;
+    if (strategy == analysis::ScanStrategy::kAuto && end - pos >= analysis::kPrefilterMinBytes)
+      strategy = analysis::ScanStrategy::kPrefilter;
+    // At least four pieces per thread when the source is big enough (so the threads finish
+    // together), at most max_piece bytes each (so memory stays bounded).
+    std::size_t window = std::max<std::size_t>(options.max_piece, 1);
+    window = std::min(window, std::max(kMinPiece, (end - pos) / (std::size_t{4} * threads)));
+    do {
+      std::size_t stop = std::min(end, pos + window);
+      if (stop < end) {
+        std::size_t nl = text.substr(0, end).find('\n', stop);
+        stop = nl == std::string_view::npos ? end : nl + 1;
+      }
+      pieces.push_back({s, pos, stop, strategy});
+      pos = stop;
+    } while (pos < end);
+  }
+  return pieces;
+}
+
+// Threads stay at most `ahead_` pieces ahead of the oldest unfinished one, which bounds the
+// results held back.
+class PieceScanner {
+ public:
+  PieceScanner(const analysis::Catalog& catalog, const std::vector<ScanSource>& sources,
+               std::vector<Piece> pieces, std::vector<std::size_t> lines, analysis::ScanState& into,
+               unsigned threads)
+      : catalog_(catalog),
+        sources_(sources),
+        pieces_(std::move(pieces)),
+        done_(pieces_.size()),
+        lines_(std::move(lines)),
+        start_lines_(lines_),
+        into_(into),
+        ahead_(std::size_t{4} * threads) {}
+
+  // One scan thread: takes the next piece until none is left.
+  void work() {
+    // Prefilter scratch space, made once per thread, when the first piece needs it.
+    std::optional<analysis::Prefilter::Session> session;
+    for (;;) {
+      std::size_t i;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        room_.wait(lock, [&] { return next_ >= pieces_.size() || next_ < merged_ + ahead_; });
+        if (next_ >= pieces_.size()) return;
+        i = next_++;
+      }
+      const Piece& p = pieces_[i];
+      const ScanSource& src = sources_[p.source];
+      analysis::ScanState state;
+      state.reset(catalog_);
+      if (!session && (p.strategy == analysis::ScanStrategy::kPrefilter ||
+                       (p.strategy == analysis::ScanStrategy::kAuto && catalog_.prefilter_ready())))
+        if (const analysis::Prefilter* pf = catalog_.prefilter()) session.emplace(*pf);
+      if (src.prefetch) src.prefetch(p.begin, p.end);
+      analysis::scan_text(catalog_, src.file, src.text, p.begin, 0, state, p.end, p.strategy,
+                          session ? &*session : nullptr);
+      // The next piece's first lines may look back into this one's last (block context);
+      // the rest of it is not read again.
+      if (src.release) src.release(p.begin, p.end > kKeepBehind ? p.end - kKeepBehind : 0);
+      std::lock_guard<std::mutex> lock(mu_);
+      done_[i] = std::move(state);
+      bool progressed = false;
+      while (merged_ < pieces_.size() && done_[merged_]) {
+        std::size_t s = pieces_[merged_].source;
+        std::size_t lines = done_[merged_]->lines;
+        analysis::append_scan(into_, std::move(*done_[merged_]), lines_[s]);
+        lines_[s] += lines;
+        // No piece reads before this one any more: drop what is left of the one before it
+        // (its tail, and pages that block lookback brought back).
+        if (merged_ > 0 && pieces_[merged_ - 1].source == s && sources_[s].release)
+          sources_[s].release(pieces_[merged_ - 1].begin, pieces_[merged_ - 1].end);
+        done_[merged_].reset();
+        ++merged_;
+        progressed = true;
+      }
+      if (progressed) room_.notify_all();
+    }
+  }
+
+  std::vector<std::size_t> lines_scanned() const {
+    std::vector<std::size_t> out(lines_.size());
+    for (std::size_t s = 0; s < out.size(); ++s) out[s] = lines_[s] - start_lines_[s];
+    return out;
+  }
+
+ private:
+  const analysis::Catalog& catalog_;
+  const std::vector<ScanSource>& sources_;
+  std::vector<Piece> pieces_;
+  std::mutex mu_;
+  std::condition_variable room_;
+  std::size_t next_ = 0;
+  std::size_t merged_ = 0;
+  std::vector<std::optional<analysis::ScanState>> done_;
+  std::vector<std::size_t> lines_;  // per source: line number of the next piece's first line
+  std::vector<std::size_t> start_lines_;
+  analysis::ScanState& into_;
+  std::size_t ahead_;
+};
+
+}  // namespace
+
+std::vector<std::size_t> scan(const analysis::Catalog& catalog,
+                              const std::vector<ScanSource>& sources,
+                              const std::vector<std::size_t>& first_lines,
+                              analysis::ScanState& into, const ScanOptions& options) {
+  if (into.rule_hits.size() != catalog.rules().size()) into.reset(catalog);
+  unsigned threads =
+      options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<Piece> pieces = cut_pieces(sources, options, threads);
+  threads = std::max(1u, static_cast<unsigned>(std::min<std::size_t>(threads, pieces.size())));
+  std::vector<std::size_t> lines(sources.size(), 0);
+  for (std::size_t s = 0; s < sources.size() && s < first_lines.size(); ++s)
+    lines[s] = first_lines[s];
+  PieceScanner scanner(catalog, sources, std::move(pieces), std::move(lines), into, threads);
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back([&] { scanner.work(); });
+  scanner.work();
+  for (auto& th : pool) th.join();
+  return scanner.lines_scanned();
+}
+
+}  // namespace ff::parallel

@@ -1,0 +1,44 @@
+// Scanning text on every core. A source (a file for the CLI, a document for the language
+// server) is cut into pieces at line ends; the pieces are scanned by one thread per core and
+// appended to the job in source order as soon as every earlier piece is done, so the result
+// is the one a single sequential scan gives, whatever the number of threads
+// (analysis::append_scan). The analysis core stays free of threads: this is the layer that
+// owns them, used by the CLI and the language server alike.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "analysis/catalog.hpp"
+#include "analysis/scan.hpp"
+
+namespace ff::parallel {
+
+struct ScanSource {
+  std::string_view text;  // the whole input (block context may look before `begin`)
+  std::size_t file = 0;   // the events' file index
+  std::size_t begin = 0;  // scan [begin, end); begin is a line start
+  std::size_t end = std::string_view::npos;
+  analysis::ScanStrategy strategy = analysis::ScanStrategy::kAuto;
+  // Optional page hints for memory-mapped inputs: map [b, e) before it is read, drop it
+  // once it is no longer needed.
+  std::function<void(std::size_t, std::size_t)> prefetch;
+  std::function<void(std::size_t, std::size_t)> release;
+};
+
+struct ScanOptions {
+  unsigned threads = 0;                           // 0: one per core
+  std::size_t max_piece = std::size_t{16} << 20;  // bytes per unit of work at most
+};
+
+// Scans every source and appends the result to `into`, whose line count for each source
+// is taken to be `first_lines[i]` at the source's `begin` (events get line numbers from
+// there). Returns the number of lines scanned in each source.
+std::vector<std::size_t> scan(const analysis::Catalog& catalog,
+                              const std::vector<ScanSource>& sources,
+                              const std::vector<std::size_t>& first_lines,
+                              analysis::ScanState& into, const ScanOptions& options);
+
+}  // namespace ff::parallel
