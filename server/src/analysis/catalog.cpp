@@ -216,15 +216,17 @@ bool Catalog::check_of_entry(int id, std::size_t& rule, std::size_t& check) cons
 }
 
 void Catalog::fill_captures(std::string_view line, PatternHit& hit) const {
-  if (hit.slot >= impl_->patterns.size() || !hit.captures.empty()) return;
+  if (hit.slot >= impl_->patterns.size() || hit.located) return;
   const CompiledPattern& cp = impl_->patterns[hit.slot];
   re2::StringPiece text(line.data(), line.size());
   const RE2& re = cp.re->get();
   const auto& groups = re.NamedCapturingGroups();
-  if (groups.empty()) return;
-  int n = re.NumberOfCapturingGroups() + 1;
+  int n = groups.empty() ? 1 : re.NumberOfCapturingGroups() + 1;
   std::vector<re2::StringPiece> sub(static_cast<std::size_t>(n));
-  if (!re.Match(text, hit.match_begin, text.size(), RE2::UNANCHORED, sub.data(), n)) return;
+  if (!re.Match(text, 0, text.size(), RE2::UNANCHORED, sub.data(), n)) return;
+  hit.located = true;
+  hit.match_begin = static_cast<std::size_t>(sub[0].data() - text.data());
+  hit.match_end = hit.match_begin + sub[0].size();
   for (const auto& [name, group] : groups) {
     const auto& s = sub[static_cast<std::size_t>(group)];
     if (s.data() != nullptr) hit.captures.push_back({name, std::string(s.data(), s.size())});
@@ -246,10 +248,11 @@ void Catalog::resolve(std::string_view line, const std::vector<int>& sorted_entr
     }
     const CompiledPattern& cp = impl_->patterns[e.pattern_slot];
     if (cp.rule == last_rule) continue;  // one hit per rule and line: the first pattern wins
-    // Only the whole match here (RE2 answers that with its DFA); the groups are extracted
-    // later, by fill_captures(), for the one hit per line that becomes an event.
-    re2::StringPiece whole;
-    if (!cp.re->get().Match(text, 0, text.size(), RE2::UNANCHORED, &whole, 1)) continue;
+    // Only whether it matches here: a forward DFA pass that stops at the first match (where
+    // the match starts would take a second, backward pass). The match is located and its
+    // groups extracted later, by fill_captures(), for the one hit per line that becomes an
+    // event.
+    if (!cp.re->get().Match(text, 0, text.size(), RE2::UNANCHORED, nullptr, 0)) continue;
     bool excluded = false;
     for (const auto& ex : impl_->excludes[cp.rule])
       if (RE2::PartialMatch(text, ex->get())) {
@@ -258,8 +261,6 @@ void Catalog::resolve(std::string_view line, const std::vector<int>& sorted_entr
       }
     if (excluded) continue;
     PatternHit hit{cp.rule, cp.pattern, {}, 0, 0};
-    hit.match_begin = static_cast<std::size_t>(whole.data() - text.data());
-    hit.match_end = hit.match_begin + whole.size();
     hit.slot = e.pattern_slot;
     out.push_back(std::move(hit));
     last_rule = cp.rule;

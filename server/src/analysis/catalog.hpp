@@ -27,8 +27,10 @@ struct PatternHit {
   std::size_t rule;     // index into Catalog::rules()
   std::size_t pattern;  // index into that rule's patterns
   std::vector<Capture> captures;
-  std::size_t match_begin = 0;  // offsets of the whole match in the matched text
+  // Offsets of the whole match in the matched text, once fill_captures() located it.
+  std::size_t match_begin = 0;
   std::size_t match_end = 0;
+  bool located = false;
   std::size_t slot = static_cast<std::size_t>(-1);  // the compiled pattern (internal)
 };
 
@@ -70,8 +72,8 @@ class Catalog {
   void match_candidates(std::string_view line, std::vector<int>& entries,
                         std::vector<PatternHit>& out,
                         std::vector<std::pair<std::size_t, std::size_t>>& checks) const;
-  // Extracts the named groups of a hit found by match()/match_candidates() on `line`
-  // (captures are left out there: most hits never become events).
+  // Locates a hit found by match()/match_candidates() on `line` and extracts its named
+  // groups (left out there: most hits never become events).
   void fill_captures(std::string_view line, PatternHit& hit) const;
 
   // When entry `id` is a check's evidence pattern, its (rule, check); else false.
