@@ -38,6 +38,7 @@ void ScanState::reset(const Catalog& catalog) {
   for (const auto& r : catalog.rules()) checks_seen.emplace_back(r.checks.size(), false);
   lines = 0;
   bytes = 0;
+  events_full.clear();
 }
 
 void ScanState::truncate(std::size_t file, std::size_t line) {
@@ -115,6 +116,7 @@ struct LineMatcher {
     PatternHit& h = *best;
     ++state.rule_hits[h.rule];
     if (state.rule_hits[h.rule] > kMaxEventsPerRule) return;
+    if (h.rule < state.events_full.size() && state.events_full[h.rule]) return;
     catalog.fill_captures(line, h);
     Event ev;
     ev.file = file;

@@ -22,6 +22,10 @@ struct ScanState {
   std::vector<std::vector<bool>> checks_seen;  // [rule][check]: a line satisfied it
   std::size_t lines = 0;
   std::size_t bytes = 0;
+  // [rule]: this rule's events are not wanted, only counted: the part of the input before
+  // this one already holds kMaxEventsPerRule of them (set by whoever scans in pieces; the
+  // events it saves building would be dropped by append_scan anyway).
+  std::vector<char> events_full;
 
   void reset(const Catalog& catalog);
   // Drops events at or after `line` of `file` (used when a document changes from there).

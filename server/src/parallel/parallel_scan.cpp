@@ -67,7 +67,9 @@ class PieceScanner {
         lines_(std::move(lines)),
         start_lines_(lines_),
         into_(into),
-        ahead_(std::size_t{4} * threads) {}
+        ahead_(std::size_t{4} * threads) {
+    note_full();
+  }
 
   // One scan thread: takes the next piece until none is left.
   void work() {
@@ -75,16 +77,17 @@ class PieceScanner {
     std::optional<analysis::Prefilter::Session> session;
     for (;;) {
       std::size_t i;
+      analysis::ScanState state;
       {
         std::unique_lock<std::mutex> lock(mu_);
         room_.wait(lock, [&] { return next_ >= pieces_.size() || next_ < merged_ + ahead_; });
         if (next_ >= pieces_.size()) return;
         i = next_++;
+        state.reset(catalog_);
+        state.events_full = full_;
       }
       const Piece& p = pieces_[i];
       const ScanSource& src = sources_[p.source];
-      analysis::ScanState state;
-      state.reset(catalog_);
       if (!session && (p.strategy == analysis::ScanStrategy::kPrefilter ||
                        (p.strategy == analysis::ScanStrategy::kAuto && catalog_.prefilter_ready())))
         if (const analysis::Prefilter* pf = catalog_.prefilter()) session.emplace(*pf);
@@ -110,8 +113,17 @@ class PieceScanner {
         ++merged_;
         progressed = true;
       }
+      // Rules whose events the job has all it keeps of: pieces taken from now on (all after
+      // the merged ones) only count them.
+      if (progressed) note_full();
       if (progressed) room_.notify_all();
     }
+  }
+
+  void note_full() {
+    full_.resize(into_.rule_hits.size(), 0);
+    for (std::size_t r = 0; r < full_.size(); ++r)
+      full_[r] = into_.rule_hits[r] >= analysis::kMaxEventsPerRule;
   }
 
   std::vector<std::size_t> lines_scanned() const {
@@ -132,6 +144,7 @@ class PieceScanner {
   std::vector<std::size_t> lines_;  // per source: line number of the next piece's first line
   std::vector<std::size_t> start_lines_;
   analysis::ScanState& into_;
+  std::vector<char> full_;
   std::size_t ahead_;
 };
 
