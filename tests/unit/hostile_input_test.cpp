@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "builtin_catalog.hpp"
 #include "analysis/analyze.hpp"
 #include "cli/input_files.hpp"
 #include "cli/rule_set.hpp"
@@ -34,10 +35,7 @@ const char* kOom =
     "[rank5]:torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.95 GiB. GPU 1 "
     "has a total capacity of 79.11 GiB of which 1.02 GiB is free.";
 
-const analysis::Catalog& catalog() {
-  static auto loaded = cli::load_catalog({}, true);
-  return loaded.catalog;
-}
+const analysis::Catalog& catalog() { return test::builtin_catalog(); }
 
 analysis::Analysis run(std::string_view text) {
   analysis::LogInput in{"hostile.log", text};

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "builtin_catalog.hpp"
 #include "analysis/analyze.hpp"
 #include "cli/rule_set.hpp"
 #include "lsp/document_text.hpp"
@@ -17,10 +18,7 @@ using namespace ff::lsp;
 
 namespace {
 
-const analysis::Catalog& catalog() {
-  static auto loaded = cli::load_catalog({});
-  return loaded.catalog;
-}
+const analysis::Catalog& catalog() { return test::builtin_catalog(); }
 
 std::vector<std::size_t> starts(const LineIndex& li) {
   std::vector<std::size_t> out;

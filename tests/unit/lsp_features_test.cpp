@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <sstream>
 
+#include "builtin_catalog.hpp"
 #include "analysis/analyze.hpp"
 #include "cli/lsp_binding.hpp"
 #include "cli/rule_set.hpp"
@@ -15,10 +16,7 @@ using namespace ff::lsp;
 
 namespace {
 
-const analysis::Catalog& catalog() {
-  static auto loaded = cli::load_catalog({});
-  return loaded.catalog;
-}
+const analysis::Catalog& catalog() { return test::builtin_catalog(); }
 
 std::string corpus(const std::string& name) {
   std::ifstream in(std::string(FF_TEST_DATA) + "/../corpus/" + name + "/log.txt", std::ios::binary);

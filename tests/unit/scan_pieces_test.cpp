@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "builtin_catalog.hpp"
 #include "analysis/scan.hpp"
 #include "cli/input_files.hpp"
 #include "cli/rule_set.hpp"
@@ -19,10 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const analysis::Catalog& catalog() {
-  static auto loaded = cli::load_catalog({}, true);
-  return loaded.catalog;
-}
+const analysis::Catalog& catalog() { return test::builtin_catalog(); }
 
 std::string read(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
