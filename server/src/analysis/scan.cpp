@@ -137,6 +137,12 @@ struct LineMatcher {
 
 }  // namespace
 
+ScanStrategy resolve_strategy(const Catalog& catalog, std::size_t bytes, ScanStrategy strategy) {
+  if (strategy != ScanStrategy::kAuto) return strategy;
+  return bytes >= kPrefilterMinBytes || catalog.prefilter_ready() ? ScanStrategy::kPrefilter
+                                                                  : ScanStrategy::kEveryLine;
+}
+
 void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole, std::size_t base,
                std::size_t first_line, ScanState& state, std::size_t end) {
   scan_text(catalog, file, whole, base, first_line, state, end, ScanStrategy::kAuto);
@@ -156,9 +162,7 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
   state.bytes += text.size();
 
   const Prefilter* pf = nullptr;
-  if (strategy == ScanStrategy::kPrefilter ||
-      (strategy == ScanStrategy::kAuto &&
-       (text.size() >= kPrefilterMinBytes || catalog.prefilter_ready())))
+  if (resolve_strategy(catalog, text.size(), strategy) == ScanStrategy::kPrefilter)
     pf = catalog.prefilter();
   std::optional<Prefilter::Session> own;
   Prefilter::Session* session = reused && pf && &reused->prefilter() == pf ? reused : nullptr;

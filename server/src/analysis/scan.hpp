@@ -59,4 +59,8 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
                std::size_t base, std::size_t first_line, ScanState& state, std::size_t end,
                ScanStrategy strategy, Prefilter::Session* session = nullptr);
 
+// What "auto" means for an input of `bytes` bytes (the rule above kPrefilterMinBytes);
+// other strategies stand. Whoever cuts an input into parts decides once, for all of it.
+ScanStrategy resolve_strategy(const Catalog& catalog, std::size_t bytes, ScanStrategy strategy);
+
 }  // namespace ff::analysis

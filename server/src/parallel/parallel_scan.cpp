@@ -23,7 +23,8 @@ struct Piece {
   analysis::ScanStrategy strategy;
 };
 
-std::vector<Piece> cut_pieces(const std::vector<ScanSource>& sources, const ScanOptions& options,
+std::vector<Piece> cut_pieces(const analysis::Catalog& catalog,
+                              const std::vector<ScanSource>& sources, const ScanOptions& options,
                               unsigned threads) {
   std::vector<Piece> pieces;
   for (std::size_t s = 0; s < sources.size(); ++s) {
@@ -33,9 +34,7 @@ std::vector<Piece> cut_pieces(const std::vector<ScanSource>& sources, const Scan
     std::size_t pos = std::min(src.begin, end);
     // The strategy is decided for the whole source: a big one goes through the prefilter
     // in every piece, a small one line by line.
-    analysis::ScanStrategy strategy = src.strategy;
-    if (strategy == analysis::ScanStrategy::kAuto && end - pos >= analysis::kPrefilterMinBytes)
-      strategy = analysis::ScanStrategy::kPrefilter;
+    analysis::ScanStrategy strategy = analysis::resolve_strategy(catalog, end - pos, src.strategy);
     // At least four pieces per thread when the source is big enough (so the threads finish
     // together), at most max_piece bytes each (so memory stays bounded).
     std::size_t window = std::max<std::size_t>(options.max_piece, 1);
@@ -88,8 +87,7 @@ class PieceScanner {
       }
       const Piece& p = pieces_[i];
       const ScanSource& src = sources_[p.source];
-      if (!session && (p.strategy == analysis::ScanStrategy::kPrefilter ||
-                       (p.strategy == analysis::ScanStrategy::kAuto && catalog_.prefilter_ready())))
+      if (!session && p.strategy == analysis::ScanStrategy::kPrefilter)
         if (const analysis::Prefilter* pf = catalog_.prefilter()) session.emplace(*pf);
       if (src.prefetch) src.prefetch(p.begin, p.end);
       analysis::scan_text(catalog_, src.file, src.text, p.begin, 0, state, p.end, p.strategy,
@@ -157,7 +155,7 @@ std::vector<std::size_t> scan(const analysis::Catalog& catalog,
   if (into.rule_hits.size() != catalog.rules().size()) into.reset(catalog);
   unsigned threads =
       options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  std::vector<Piece> pieces = cut_pieces(sources, options, threads);
+  std::vector<Piece> pieces = cut_pieces(catalog, sources, options, threads);
   threads = std::max(1u, static_cast<unsigned>(std::min<std::size_t>(threads, pieces.size())));
   std::vector<std::size_t> lines(sources.size(), 0);
   for (std::size_t s = 0; s < sources.size() && s < first_lines.size(); ++s)
