@@ -89,18 +89,7 @@ struct LineMatcher {
     if (entries)
       for (int id : *entries)
         if (static_cast<std::size_t>(id) >= catalog.entry_count()) all = true;
-    if (!all) {
-      // A check needs one line to be satisfied; later lines for it are not worth a look
-      // (a healthy log satisfies "channels via NET/IB/n/GDRDMA" on every channel line).
-      std::size_t r, k;
-      entries->erase(std::remove_if(entries->begin(), entries->end(),
-                                    [&](int id) {
-                                      return catalog.check_of_entry(id, r, k) &&
-                                             state.checks_seen[r][k];
-                                    }),
-                     entries->end());
-      if (entries->empty()) return;
-    }
+    if (!all && entries->empty()) return;
     if (all)
       catalog.match(line, hits, checks, scratch);
     else
@@ -177,28 +166,32 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
     std::size_t cur_next = base;  // start of the line after `cur`; base: none yet
     bool pending = false;
     std::vector<int> ids;
-    // Evidence of checks already satisfied is not worth finding the line of: a healthy log
-    // satisfies "channels via NET/IB/n/GDRDMA" on every channel line, a fifth of the lines.
+    // Evidence of checks already satisfied is not worth a look: a check needs one line, and
+    // a healthy log satisfies "channels via NET/IB/n/GDRDMA" on a fifth of its lines. Such
+    // entries are dropped as they are reported, and from a cleaned line's candidates.
     std::vector<char> dead(catalog.entry_count() + 1, 0);
-    auto bury_if_satisfied = [&](int id) {
+    auto bury_satisfied = [&] {
       std::size_t r, k;
-      if (catalog.check_of_entry(id, r, k) && state.checks_seen[r][k])
-        dead[static_cast<std::size_t>(id)] = 1;
+      for (int id = 0; id < marker; ++id)
+        if (catalog.check_of_entry(id, r, k) && state.checks_seen[r][k])
+          dead[static_cast<std::size_t>(id)] = 1;
     };
-    for (int id = 0; id < marker; ++id) bury_if_satisfied(id);
+    bury_satisfied();
     auto flush = [&]() {
       if (!pending) return;
       pending = false;
-      if (std::find(ids.begin(), ids.end(), marker) != ids.end()) {
+      bool cleaned = std::find(ids.begin(), ids.end(), marker) != ids.end();
+      if (cleaned) {
         // Escapes or control bytes: RE2 sees the cleaned line, so prefilter that.
         strip_ansi(cur.text, match.cleaned);
         ids.clear();
         if (!session->candidates(match.cleaned.text, ids)) ids.push_back(marker);
-        if (!ids.empty()) match(cur, ids, true);
-      } else {
-        match(cur, ids, false);
+        std::erase_if(ids, [&](int id) { return dead[static_cast<std::size_t>(id)] != 0; });
       }
-      for (int id : ids) bury_if_satisfied(id);
+      if (!ids.empty()) {
+        match(cur, ids, cleaned);
+        if (!match.checks.empty()) bury_satisfied();  // this line satisfied a check
+      }
       ids.clear();
     };
     bool ok = session->scan(text, [&](unsigned id, std::size_t match_end) {

@@ -1,10 +1,17 @@
 #include <algorithm>
+#include <optional>
 
 #include "analysis/scan.hpp"
 
 namespace ff::analysis {
 
-void append_scan(ScanState& into, ScanState&& piece, std::size_t line_offset) {
+namespace {
+
+// One body for both: `piece` is a ScanState&& (its events are moved out) or a const
+// ScanState& (the events kept are copied: std::move of a const event is a copy).
+template <typename Piece>
+void append(ScanState& into, Piece&& piece, std::size_t line_offset,
+            std::optional<std::size_t> file) {
   if (into.rule_hits.size() < piece.rule_hits.size())
     into.rule_hits.resize(piece.rule_hits.size(), 0);
   // A scan of the whole input would have kept each rule's first kMaxEventsPerRule events:
@@ -15,8 +22,9 @@ void append_scan(ScanState& into, ScanState&& piece, std::size_t line_offset) {
   for (auto& ev : piece.events) {
     if (ev.rule >= kept.size() || kept[ev.rule] >= kMaxEventsPerRule) continue;
     ++kept[ev.rule];
-    ev.line += line_offset;
     into.events.push_back(std::move(ev));
+    into.events.back().line += line_offset;
+    if (file) into.events.back().file = *file;
   }
   for (std::size_t r = 0; r < piece.rule_hits.size(); ++r) into.rule_hits[r] += piece.rule_hits[r];
   if (into.checks_seen.size() < piece.checks_seen.size())
@@ -29,6 +37,17 @@ void append_scan(ScanState& into, ScanState&& piece, std::size_t line_offset) {
   }
   into.lines += piece.lines;
   into.bytes += piece.bytes;
+}
+
+}  // namespace
+
+void append_scan(ScanState& into, ScanState&& piece, std::size_t line_offset) {
+  append(into, std::move(piece), line_offset, std::nullopt);
+}
+
+void append_scan(ScanState& into, const ScanState& piece, std::size_t line_offset,
+                 std::size_t file) {
+  append(into, piece, line_offset, file);
 }
 
 }  // namespace ff::analysis

@@ -18,8 +18,7 @@ analysis::Analysis analyze_inputs(const analysis::Catalog& catalog,
   }
   analysis::ScanState job;
   job.reset(catalog);
-  auto lines = parallel::scan(catalog, sources, std::vector<std::size_t>(inputs.size(), 0), job,
-                              {options.threads, options.window});
+  auto lines = parallel::scan(catalog, sources, job, {options.threads, options.window});
   std::vector<analysis::FileSummary> files(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i)
     files[i] = {inputs[i].name(), lines[i], inputs[i].text().size()};

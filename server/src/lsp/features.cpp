@@ -164,22 +164,8 @@ AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOpti
     out.bytes_scanned += update(c, docs[i].text);
     out.scan_ms += ms_since(clock);
     out.bytes_total += docs[i].text.size();
-    std::vector<std::size_t> kept(catalog_.rules().size(), 0);
     merged.events.reserve(merged.events.size() + c.state.events.size());
-    for (const auto& e : c.state.events) {
-      if (merged.rule_hits[e.rule] + kept[e.rule] >= analysis::kMaxEventsPerRule) continue;
-      ++kept[e.rule];
-      merged.events.push_back(e);
-      merged.events.back().file = i;
-    }
-    for (std::size_t r = 0; r < merged.rule_hits.size() && r < c.state.rule_hits.size(); ++r) {
-      merged.rule_hits[r] += c.state.rule_hits[r];
-      for (std::size_t k = 0; k < merged.checks_seen[r].size() && k < c.state.checks_seen[r].size();
-           ++k)
-        if (c.state.checks_seen[r][k]) merged.checks_seen[r][k] = true;
-    }
-    merged.lines += c.state.lines;
-    merged.bytes += c.state.bytes;
+    analysis::append_scan(merged, c.state, 0, i);
     files.push_back({uri_to_path(docs[i].uri), c.state.lines, docs[i].text.size()});
     out.merge_ms += ms_since(clock);
   }

@@ -59,19 +59,16 @@ Range range_of(const json& j) {
           position_of(member(j, "end", "range.end"))};
 }
 
-// The analysis thread's scans of big documents use every core (a freshly opened 100 MB log
-// is scanned in pieces side by side); small ones stay on the analysis thread.
+// The analysis thread's scans use every core: a freshly opened 100 MB log is scanned in
+// pieces side by side (a small append is one piece, scanned on the analysis thread itself).
 void scan_on_every_core(const analysis::Catalog& catalog, std::string_view whole, std::size_t base,
                         std::size_t first_line, analysis::ScanState& state, std::size_t end) {
-  if (end - std::min(base, end) < (std::size_t{4} << 20)) {
-    analysis::scan_text(catalog, 0, whole, base, first_line, state, end);
-    return;
-  }
   parallel::ScanSource src;
   src.text = whole;
   src.begin = base;
   src.end = end;
-  parallel::scan(catalog, {src}, {first_line}, state, {});
+  src.first_line = first_line;
+  parallel::scan(catalog, {src}, state, {});
 }
 
 std::string id_key(const json& id) {

@@ -57,16 +57,15 @@ std::vector<Piece> cut_pieces(const analysis::Catalog& catalog,
 class PieceScanner {
  public:
   PieceScanner(const analysis::Catalog& catalog, const std::vector<ScanSource>& sources,
-               std::vector<Piece> pieces, std::vector<std::size_t> lines, analysis::ScanState& into,
-               unsigned threads)
+               std::vector<Piece> pieces, analysis::ScanState& into, unsigned threads)
       : catalog_(catalog),
         sources_(sources),
         pieces_(std::move(pieces)),
         done_(pieces_.size()),
-        lines_(std::move(lines)),
-        start_lines_(lines_),
+        lines_(sources.size()),
         into_(into),
         ahead_(std::size_t{4} * threads) {
+    for (std::size_t s = 0; s < sources.size(); ++s) lines_[s] = sources[s].first_line;
     note_full();
   }
 
@@ -126,7 +125,7 @@ class PieceScanner {
 
   std::vector<std::size_t> lines_scanned() const {
     std::vector<std::size_t> out(lines_.size());
-    for (std::size_t s = 0; s < out.size(); ++s) out[s] = lines_[s] - start_lines_[s];
+    for (std::size_t s = 0; s < out.size(); ++s) out[s] = lines_[s] - sources_[s].first_line;
     return out;
   }
 
@@ -140,7 +139,6 @@ class PieceScanner {
   std::size_t merged_ = 0;
   std::vector<std::optional<analysis::ScanState>> done_;
   std::vector<std::size_t> lines_;  // per source: line number of the next piece's first line
-  std::vector<std::size_t> start_lines_;
   analysis::ScanState& into_;
   std::vector<char> full_;
   std::size_t ahead_;
@@ -149,18 +147,14 @@ class PieceScanner {
 }  // namespace
 
 std::vector<std::size_t> scan(const analysis::Catalog& catalog,
-                              const std::vector<ScanSource>& sources,
-                              const std::vector<std::size_t>& first_lines,
-                              analysis::ScanState& into, const ScanOptions& options) {
+                              const std::vector<ScanSource>& sources, analysis::ScanState& into,
+                              const ScanOptions& options) {
   if (into.rule_hits.size() != catalog.rules().size()) into.reset(catalog);
   unsigned threads =
       options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   std::vector<Piece> pieces = cut_pieces(catalog, sources, options, threads);
   threads = std::max(1u, static_cast<unsigned>(std::min<std::size_t>(threads, pieces.size())));
-  std::vector<std::size_t> lines(sources.size(), 0);
-  for (std::size_t s = 0; s < sources.size() && s < first_lines.size(); ++s)
-    lines[s] = first_lines[s];
-  PieceScanner scanner(catalog, sources, std::move(pieces), std::move(lines), into, threads);
+  PieceScanner scanner(catalog, sources, std::move(pieces), into, threads);
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back([&] { scanner.work(); });
   scanner.work();

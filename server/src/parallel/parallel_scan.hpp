@@ -21,6 +21,7 @@ struct ScanSource {
   std::size_t file = 0;   // the events' file index
   std::size_t begin = 0;  // scan [begin, end); begin is a line start
   std::size_t end = std::string_view::npos;
+  std::size_t first_line = 0;  // the number of the line at `begin`
   analysis::ScanStrategy strategy = analysis::ScanStrategy::kAuto;
   // Optional page hints for memory-mapped inputs: map [b, e) before it is read, drop it
   // once it is no longer needed.
@@ -33,12 +34,10 @@ struct ScanOptions {
   std::size_t max_piece = std::size_t{16} << 20;  // bytes per unit of work at most
 };
 
-// Scans every source and appends the result to `into`, whose line count for each source
-// is taken to be `first_lines[i]` at the source's `begin` (events get line numbers from
-// there). Returns the number of lines scanned in each source.
+// Scans every source and appends the result to `into`, in source order (events get line
+// numbers from each source's first_line). Returns the number of lines scanned in each.
 std::vector<std::size_t> scan(const analysis::Catalog& catalog,
-                              const std::vector<ScanSource>& sources,
-                              const std::vector<std::size_t>& first_lines,
-                              analysis::ScanState& into, const ScanOptions& options);
+                              const std::vector<ScanSource>& sources, analysis::ScanState& into,
+                              const ScanOptions& options);
 
 }  // namespace ff::parallel
