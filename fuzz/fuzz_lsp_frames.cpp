@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "lsp/json_reader.hpp"
+#include "jsonio/json_reader.hpp"
 #include "lsp/transport.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -21,7 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     parser.feed(bytes.substr(i, chunk), frames);
     if (parser.buffered() > limit + ff::lsp::kMaxHeaderBytes + 64) __builtin_trap();  // unbounded
   }
-  ff::lsp::JsonReader reader;
+  ff::jsonio::JsonReader reader;
   for (const auto& f : frames) {
     if (f.kind != ff::lsp::Frame::Kind::kMessage) continue;
     if (f.body.size() > limit) __builtin_trap();

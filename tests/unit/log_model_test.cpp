@@ -130,6 +130,45 @@ TEST_CASE("counting line ends agrees with splitting, at every alignment", "[log-
   }
 }
 
+TEST_CASE("control bytes are found at every alignment, and only those strip_ansi drops", "[log-model]") {
+  // Every byte value, and random texts long enough for the vectorised path searched from and
+  // to anywhere: the answer is the first byte that stripping drops whatever surrounds it.
+  auto dropped = [](unsigned char c) {
+    CleanLine cl;
+    strip_ansi("@" + std::string(1, static_cast<char>(c)) + "@", cl);
+    return cl.text.find(static_cast<char>(c)) == std::string::npos;
+  };
+  for (unsigned c = 0; c < 256; ++c) {
+    INFO("byte " << c);
+    std::string text(70, 'x');
+    text[37] = static_cast<char>(c);
+    bool want = c < 0x20 ? c != '\t' && c != '\n' && c != '\r' : c == 0x7f;
+    // LF and CR end lines, so no line holds one; any other byte is dropped or kept.
+    if (c != '\n' && c != '\r') CHECK(want == dropped(static_cast<unsigned char>(c)));
+    CHECK(find_control_byte(text, 0, text.size()) == (want ? 37u : text.size()));
+  }
+  std::uint32_t seed = 777;
+  auto rnd = [&] { return seed = seed * 1664525u + 1013904223u; };
+  for (int round = 0; round < 500; ++round) {
+    std::string text;
+    std::size_t len = rnd() % 200;
+    for (std::size_t i = 0; i < len; ++i)
+      text.push_back(rnd() % 40 == 0 ? static_cast<char>(rnd() % 256) : static_cast<char>('a' + rnd() % 26));
+    std::size_t from = len ? rnd() % (len + 1) : 0;
+    std::size_t to = from + (len - from ? rnd() % (len - from + 1) : 0);
+    std::size_t want = to;
+    for (std::size_t i = from; i < to; ++i) {
+      auto c = static_cast<unsigned char>(text[i]);
+      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+        want = i;
+        break;
+      }
+    }
+    INFO("round " << round << " from " << from << " to " << to);
+    CHECK(find_control_byte(text, from, to) == want);
+  }
+}
+
 TEST_CASE("line numbers and offsets are those of the original text", "[log-model]") {
   std::string text = "first\r\nsecond\rthird\n";
   LineCursor c(text);

@@ -82,6 +82,10 @@ TEST_CASE("invalid rules are reported with file, rule and field", "[rules]") {
       {with("\"indicates\": \"i\"", "\"indicates\": \"i\", \"colour\": 1"), "field 'colour': unknown field"},
       {with("\"patterns\": [", "\"patterns\": [7, "), "field 'patterns[0]': must be a string"},
       {with("\"id\": \"test-rule\"", "\"id\": \"Bad Id\""), "field 'id': must be lower-case"},
+      // Refused by the fast parser; nlohmann's parser still says where (or what) is wrong.
+      {with("\"title\": \"t\"", "\"title\": \"t\xff\""), "bad.json:2:52: not valid JSON"},
+      {with("\"weight\": 0.5", "\"weight\": 1e400"), "not valid JSON"},
+      {kValid + std::string("}"), "not valid JSON"},
   };
   for (const auto& c : cases) {
     INFO(c.text);
@@ -91,6 +95,22 @@ TEST_CASE("invalid rules are reported with file, rule and field", "[rules]") {
     CHECK_THAT(problems_text(ps), Catch::Contains(c.expect));
     CHECK_THAT(problems_text(ps), Catch::Contains("bad.json"));
   }
+}
+
+TEST_CASE("rule text the fast parser hands to nlohmann's parser reads as before", "[rules]") {
+  // A byte order mark; an integer beyond 64 bits (nlohmann reads it as a double, so the
+  // weight is out of range rather than the text unreadable).
+  analysis::Rule plain, bom, big;
+  std::vector<rules::RuleProblem> ps;
+  REQUIRE(rules::parse_rule(kValid, "a.json", plain, ps));
+  REQUIRE(rules::parse_rule("\xEF\xBB\xBF" + std::string(kValid), "b.json", bom, ps));
+  CHECK(ps.empty());
+  CHECK(bom.patterns == plain.patterns);
+  std::string text = kValid;
+  text.replace(text.find("\"weight\": 0.5"), 13, "\"weight\": 100000000000000000000000");
+  CHECK_FALSE(rules::parse_rule(text, "c.json", big, ps));
+  REQUIRE(ps.size() == 1);
+  CHECK(ps[0].field == "weight");
 }
 
 TEST_CASE("a regex RE2 rejects is reported with RE2's message", "[rules]") {

@@ -1,6 +1,12 @@
 #include "analysis/ansi.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace ff::analysis {
 
@@ -18,7 +24,57 @@ bool is_sgr_residue(std::string_view s, std::size_t i, std::size_t& end) {
   return false;
 }
 
+bool is_control(unsigned char c) {
+  return (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f;
+}
+
+std::size_t find_control_scalar(std::string_view text, std::size_t from, std::size_t to) {
+  for (std::size_t i = from; i < to; ++i)
+    if (is_control(static_cast<unsigned char>(text[i]))) return i;
+  return to;
+}
+
+#if defined(__x86_64__)
+// 32 bytes at a time: bytes <= 0x1f (unsigned: max(v, 0x1f) == 0x1f) but TAB, LF and CR,
+// or equal to 0x7f.
+__attribute__((target("avx2"))) std::size_t find_control_avx2(std::string_view text,
+                                                                  std::size_t from,
+                                                                  std::size_t to) {
+  const char* p = text.data();
+  const __m256i c1f = _mm256_set1_epi8(0x1f);
+  const __m256i tab = _mm256_set1_epi8('\t');
+  const __m256i lf = _mm256_set1_epi8('\n');
+  const __m256i cr = _mm256_set1_epi8('\r');
+  const __m256i del = _mm256_set1_epi8(0x7f);
+  std::size_t i = from;
+  for (; i + 32 <= to; i += 32) {
+    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    __m256i low = _mm256_cmpeq_epi8(_mm256_max_epu8(v, c1f), c1f);
+    __m256i allowed = _mm256_or_si256(_mm256_cmpeq_epi8(v, tab),
+                                      _mm256_or_si256(_mm256_cmpeq_epi8(v, lf), _mm256_cmpeq_epi8(v, cr)));
+    __m256i hit = _mm256_or_si256(_mm256_andnot_si256(allowed, low), _mm256_cmpeq_epi8(v, del));
+    auto m = static_cast<std::uint32_t>(_mm256_movemask_epi8(hit));
+    if (m) return i + static_cast<std::size_t>(__builtin_ctz(m));
+  }
+  return find_control_scalar(text, i, to);
+}
+
+bool has_avx2() {
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+}
+#endif
+
 }  // namespace
+
+std::size_t find_control_byte(std::string_view text, std::size_t from, std::size_t to) {
+  to = std::min(to, text.size());
+  if (from >= to) return to;
+#if defined(__x86_64__)
+  if (has_avx2()) return find_control_avx2(text, from, to);
+#endif
+  return find_control_scalar(text, from, to);
+}
 
 bool may_contain_escapes(std::string_view line) {
   for (unsigned char c : line) {

@@ -35,6 +35,13 @@ struct CleanLine {
 // True when the line may contain something strip_ansi would remove (cheap check).
 bool may_contain_escapes(std::string_view line);
 
+// The first byte in [from, to) of `text` that strip_ansi always removes, i.e. a C0 control
+// byte other than TAB, LF and CR (ESC is one), or DEL; `to` when there is none. Vectorised
+// where the CPU allows: the prefiltered scan runs it over every byte it does not send to
+// Vectorscan's patterns, which is cheaper than a Vectorscan pattern for the same bytes (a
+// coloured log has one on most lines).
+std::size_t find_control_byte(std::string_view text, std::size_t from, std::size_t to);
+
 // Removes escape sequences. Also replaces NUL and other C0 control bytes except TAB by
 // nothing, so binary garbage cannot confuse the patterns.
 void strip_ansi(std::string_view line, CleanLine& out);

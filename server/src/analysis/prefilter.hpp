@@ -5,10 +5,9 @@
 // buffer once at memory speed; only lines where it reports a match go to RE2.
 //
 // Lines whose bytes differ from what RE2 sees (escape sequences and control bytes are
-// stripped before matching) are the caller's to handle: control bytes other than ESC are
-// reported by an extra pattern; lines with ESC (common, since
-// many loggers colour every line) are found by the caller while it walks the lines, then
-// cleaned and checked with Session::any().
+// stripped before matching) are the caller's to handle: it finds the lines with control
+// bytes (ESC among them; common, since many loggers colour every line) with
+// find_control_byte(), cleans them and checks the cleaned text with Session::candidates().
 #pragma once
 
 #include <cstddef>
@@ -46,8 +45,8 @@ class Prefilter {
     const Prefilter& prefilter() const { return pf_; }
 
     // Calls `on_match(pattern, end)` for matches in `text`, in increasing order of end
-    // offset; `pattern` indexes the patterns given to build(), and equals their count for
-    // the "line has bytes RE2 will not see" pattern. Returns false if the scan failed.
+    // offset; `pattern` indexes the patterns given to build(). Returns false if the scan
+    // failed.
     bool scan(std::string_view text,
               const std::function<void(unsigned pattern, std::size_t end)>& on_match);
 

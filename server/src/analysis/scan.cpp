@@ -160,10 +160,14 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
     const std::size_t events_before = state.events.size();
     // Matches arrive in increasing order of end offset. Each names the line holding it;
     // the candidate patterns of a line are collected until a match lands on a later line,
-    // then confirmed by RE2. Lines in between are never looked at, only counted, in bulk.
-    const int marker = static_cast<int>(catalog.entry_count());
+    // then confirmed by RE2. Lines in between are never looked at by RE2, only counted in
+    // bulk and searched for control bytes (find_control_byte, cheaper than a Vectorscan
+    // pattern for them): a line with one is cleaned and prefiltered again, since RE2 sees it
+    // cleaned and colour codes can split a signature.
+    const int marker = static_cast<int>(catalog.entry_count());  // "clean this line first"
     LineSpan cur{first_line, base, {}};
     std::size_t cur_next = base;  // start of the line after `cur`; base: none yet
+    std::size_t searched = 0;     // control bytes are looked for from here (relative)
     bool pending = false;
     std::vector<int> ids;
     // Evidence of checks already satisfied is not worth a look: a check needs one line, and
@@ -194,6 +198,23 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
       }
       ids.clear();
     };
+    // Makes `lb` the current line, counting the lines jumped over.
+    auto enter = [&](const LineBounds& lb) {
+      cur.number += count_line_ends(text, cur.begin - base, lb.begin);
+      cur.begin = base + lb.begin;
+      cur.text = text.substr(lb.begin, lb.end - lb.begin);
+      cur_next = base + lb.next;
+      searched = lb.next;
+      pending = true;
+      if (find_control_byte(text, lb.begin, lb.end) < lb.end) ids.push_back(marker);
+    };
+    // Lines before relative offset `until` with control bytes and no match.
+    auto control_lines_before = [&](std::size_t until) {
+      for (std::size_t c; (c = find_control_byte(text, searched, until)) < until;) {
+        enter(line_bounds(text, c));
+        flush();
+      }
+    };
     bool ok = session->scan(text, [&](unsigned id, std::size_t match_end) {
       if (dead[id]) return;
       std::size_t q = match_end ? match_end - 1 : 0;  // a byte of the match, relative
@@ -201,17 +222,14 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
       if (!(pending && base + q < cur_next)) {
         flush();
         LineBounds lb = line_bounds(text, q);
-        std::size_t prev_begin = cur.begin - base;
-        cur.number += count_line_ends(text, prev_begin, lb.begin);
-        cur.begin = base + lb.begin;
-        cur.text = text.substr(lb.begin, lb.end - lb.begin);
-        cur_next = base + lb.next;
-        pending = true;
+        control_lines_before(lb.begin);
+        enter(lb);
       }
       ids.push_back(static_cast<int>(id));
     });
     if (ok) {
       flush();
+      control_lines_before(text.size());
       // Lines up to the last candidate were counted on the way; count the rest.
       std::size_t from = cur.begin - base;
       state.lines += (cur.number - first_line) + count_lines(text.substr(from));

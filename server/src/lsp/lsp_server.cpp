@@ -16,6 +16,8 @@
 
 namespace ff::lsp {
 
+static_assert(kBodyPadding >= jsonio::kPadding, "frame bodies must carry the JSON parser's padding");
+
 namespace {
 
 using json = nlohmann::json;

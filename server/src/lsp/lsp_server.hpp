@@ -16,8 +16,9 @@
 #include <vector>
 
 #include "analysis/catalog.hpp"
+#include "jsonio/json_reader.hpp"
+#include "lsp/document_text.hpp"
 #include "lsp/features.hpp"
-#include "lsp/json_reader.hpp"
 #include "lsp/scheduler.hpp"
 #include "lsp/transport.hpp"
 
@@ -123,7 +124,9 @@ class LspServer {
   std::map<std::string, std::vector<std::pair<DiagnosticItem, std::string>>> rendered_;
 
   // Reader thread only.
-  JsonReader reader_;
+  // A document's text arrives as one long string, which the document adopts: it gets room
+  // to grow (text_capacity_for).
+  jsonio::JsonReader reader_{&text_capacity_for};
 
   // Shared between the reader and the protocol thread.
   std::atomic<bool> shutdown_{false};

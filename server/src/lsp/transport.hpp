@@ -21,7 +21,7 @@ namespace ff::lsp {
 
 inline constexpr std::size_t kDefaultMaxMessage = 64u << 20;  // 64 MiB
 inline constexpr std::size_t kMaxHeaderBytes = 8192;
-// Spare capacity after every message body (simdjson::SIMDJSON_PADDING; checked where the
+// Spare capacity after every message body (jsonio::kPadding, simdjson's; checked where the
 // body is parsed).
 inline constexpr std::size_t kBodyPadding = 64;
 

@@ -1,16 +1,12 @@
-#include "lsp/json_reader.hpp"
+#include "jsonio/json_reader.hpp"
 
 #include <simdjson.h>
 
 #include <cstdint>
 
-#include "lsp/document_text.hpp"
-#include "lsp/transport.hpp"
+namespace ff::jsonio {
 
-namespace ff::lsp {
-
-static_assert(kBodyPadding >= simdjson::SIMDJSON_PADDING,
-              "frame bodies must carry simdjson's padding");
+static_assert(kPadding == simdjson::SIMDJSON_PADDING, "the parser's padding");
 static_assert(kMaxJsonDepth == simdjson::DEFAULT_MAX_DEPTH, "the parser's depth limit");
 
 namespace {
@@ -20,17 +16,17 @@ using json = nlohmann::json;
 // After a message this big the parser's buffers (tape and strings, several times the
 // message) are given back rather than kept for the next, usually tiny, message.
 constexpr std::size_t kKeepCapacity = std::size_t{8} << 20;
-constexpr std::size_t kDocumentSized = std::size_t{1} << 20;
+constexpr std::size_t kLongString = std::size_t{1} << 20;
 
 // Recursion depth is bounded by the parser's max_depth (kMaxJsonDepth).
-json convert(simdjson::dom::element e) {
+json convert(simdjson::dom::element e, StringCapacity long_string) {
   using simdjson::dom::element_type;
   switch (e.type()) {
     case element_type::OBJECT: {
       json j = json::object();
       simdjson::dom::object obj = e.get_object().value_unsafe();
       // Duplicate keys: the last one wins, as with nlohmann's parser.
-      for (simdjson::dom::key_value_pair kv : obj) j[std::string(kv.key)] = convert(kv.value);
+      for (simdjson::dom::key_value_pair kv : obj) j[std::string(kv.key)] = convert(kv.value, long_string);
       return j;
     }
     case element_type::ARRAY: {
@@ -38,15 +34,13 @@ json convert(simdjson::dom::element e) {
       simdjson::dom::array arr = e.get_array().value_unsafe();
       auto& v = j.get_ref<json::array_t&>();
       v.reserve(arr.size());
-      for (simdjson::dom::element x : arr) v.push_back(convert(x));
+      for (simdjson::dom::element x : arr) v.push_back(convert(x, long_string));
       return j;
     }
     case element_type::STRING: {
       std::string_view s = e.get_string().value_unsafe();
       std::string str;
-      // A long string is almost always a document's text, which the document then adopts
-      // as its storage: room to grow lets a tailing log's appends be written in place.
-      if (s.size() >= kDocumentSized) str.reserve(text_capacity_for(s.size()));
+      if (long_string && s.size() >= kLongString) str.reserve(long_string(s.size()));
       str.append(s);
       return json(std::move(str));
     }
@@ -70,26 +64,26 @@ json convert(simdjson::dom::element e) {
 }  // namespace
 
 struct JsonReader::Impl {
+  StringCapacity long_string;
   std::unique_ptr<simdjson::dom::parser> parser;
   void fresh() { parser = std::make_unique<simdjson::dom::parser>(); }
 };
 
-JsonReader::JsonReader() : impl_(std::make_unique<Impl>()) {
+JsonReader::JsonReader(StringCapacity long_string_capacity) : impl_(std::make_unique<Impl>()) {
+  impl_->long_string = long_string_capacity;
   impl_->fresh();
 }
 
 JsonReader::~JsonReader() = default;
 
-std::optional<nlohmann::json> JsonReader::parse(const std::string& body, std::string* error) {
-  std::string_view text(body);
+std::optional<nlohmann::json> JsonReader::parse(std::string_view text, bool padded,
+                                                std::string* error) {
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
-  // The bytes past the end are read, never used: they must only be allocated.
-  bool padded = body.capacity() - body.size() >= simdjson::SIMDJSON_PADDING;
   simdjson::dom::element root;
   auto err = impl_->parser->parse(text.data(), text.size(), !padded).get(root);
   std::optional<json> out;
   if (!err) {
-    out = convert(root);
+    out = convert(root, impl_->long_string);
   } else if (err == simdjson::NUMBER_ERROR || err == simdjson::CAPACITY) {
     // Valid JSON may hold numbers simdjson does not represent; nlohmann decides.
     json j = json::parse(text, nullptr, false);
@@ -104,4 +98,4 @@ std::optional<nlohmann::json> JsonReader::parse(const std::string& body, std::st
   return out;
 }
 
-}  // namespace ff::lsp
+}  // namespace ff::jsonio
