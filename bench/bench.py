@@ -78,7 +78,7 @@ def lsp_bench(ff, log_path, rep):
     """First diagnostics for a freshly opened document, and for a 1 MB append to it."""
     text = open(log_path, encoding="utf-8", errors="replace").read()
     size_mb = len(text.encode()) / 1e6
-    proc = subprocess.Popen([ff, "lsp", "--max-message-bytes", str(1 << 30)], stdin=subprocess.PIPE,
+    proc = subprocess.Popen([ff, "lsp", "--max-message-bytes", str(1 << 30)] + (["--log", os.environ["FF_BENCH_LSP_LOG"], "--log-level", "debug"] if os.environ.get("FF_BENCH_LSP_LOG") else []), stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 
     def send(obj):

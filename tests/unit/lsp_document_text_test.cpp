@@ -65,6 +65,16 @@ TEST_CASE("document text: an append is written in place, older snapshots keep th
   CHECK_FALSE(Text::of("first\nsecond\nthird!").extends(after));
 }
 
+TEST_CASE("document text: storage prepared for a message has the room a document gets", "[lsp]") {
+  for (std::size_t size : {std::size_t{1} << 20, std::size_t{3} << 20}) {
+    std::string s = prepared_text_storage(size);
+    CHECK(s.empty());
+    CHECK(s.capacity() >= text_capacity_for(size));
+    s.append(size, 'x');  // writable, and within the capacity: no reallocation
+    CHECK(s.capacity() >= text_capacity_for(size));
+  }
+}
+
 TEST_CASE("document text: appends through FeatureServer share one buffer; other edits copy",
           "[lsp]") {
   FeatureServer fs(catalog());

@@ -80,6 +80,24 @@ TEST_CASE("framing: a header without its body is pending, not an error", "[lsp]"
   CHECK(p.mid_message());
 }
 
+TEST_CASE("framing: the length of a body is known from its header until it is complete", "[lsp]") {
+  FrameParser p;
+  std::vector<Frame> out;
+  std::string body(5000, ' ');
+  body.front() = '[';
+  body.back() = ']';
+  std::string f = ff::lsp::frame(body);
+  CHECK(p.body_expected() == 0);
+  p.feed(std::string_view(f).substr(0, 10), out);  // inside the header: not yet known
+  CHECK(p.body_expected() == 0);
+  p.feed(std::string_view(f).substr(10, 40), out);
+  CHECK(p.body_expected() == body.size());
+  p.feed(std::string_view(f).substr(50), out);
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].body == body);
+  CHECK(p.body_expected() == 0);
+}
+
 TEST_CASE("framing: every body carries the parser's padding, however it arrives", "[lsp]") {
   std::string body(100000, 'x');
   std::string bytes = ff::lsp::frame("{\"a\":1}") + ff::lsp::frame(body) + ff::lsp::frame("{}");

@@ -19,7 +19,7 @@ constexpr std::size_t kKeepCapacity = std::size_t{8} << 20;
 constexpr std::size_t kLongString = std::size_t{1} << 20;
 
 // Recursion depth is bounded by the parser's max_depth (kMaxJsonDepth).
-json convert(simdjson::dom::element e, StringCapacity long_string) {
+json convert(simdjson::dom::element e, const LongString& long_string) {
   using simdjson::dom::element_type;
   switch (e.type()) {
     case element_type::OBJECT: {
@@ -40,7 +40,7 @@ json convert(simdjson::dom::element e, StringCapacity long_string) {
     case element_type::STRING: {
       std::string_view s = e.get_string().value_unsafe();
       std::string str;
-      if (long_string && s.size() >= kLongString) str.reserve(long_string(s.size()));
+      if (long_string && s.size() >= kLongString) str = long_string(s.size());
       str.append(s);
       return json(std::move(str));
     }
@@ -64,13 +64,13 @@ json convert(simdjson::dom::element e, StringCapacity long_string) {
 }  // namespace
 
 struct JsonReader::Impl {
-  StringCapacity long_string;
+  LongString long_string;
   std::unique_ptr<simdjson::dom::parser> parser;
   void fresh() { parser = std::make_unique<simdjson::dom::parser>(); }
 };
 
-JsonReader::JsonReader(StringCapacity long_string_capacity) : impl_(std::make_unique<Impl>()) {
-  impl_->long_string = long_string_capacity;
+JsonReader::JsonReader(LongString long_string) : impl_(std::make_unique<Impl>()) {
+  impl_->long_string = std::move(long_string);
   impl_->fresh();
 }
 

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -27,15 +28,16 @@ inline constexpr std::size_t kMaxJsonDepth = 1024;
 // allocation after it is parsed where it lies, any other is copied once.
 inline constexpr std::size_t kPadding = 64;
 
-// The capacity to give a string value of `size` bytes (1 MiB or more): a language server's
-// document adopts the string, and room to grow lets a tailing log's appends be written in
-// place. Null: exactly the size.
-using StringCapacity = std::size_t (*)(std::size_t size);
+// Storage for a string value of `size` bytes (1 MiB or more): an empty string with capacity
+// for at least `size`. A language server's document adopts the string: room to grow lets a
+// tailing log's appends be written in place, and memory prepared while the message was
+// still arriving saves faulting it in afterwards. Empty: exactly the size.
+using LongString = std::function<std::string(std::size_t size)>;
 
 // One per thread: it keeps simdjson's buffers between parses (released after a big one).
 class JsonReader {
  public:
-  explicit JsonReader(StringCapacity long_string_capacity = nullptr);
+  explicit JsonReader(LongString long_string = {});
   ~JsonReader();
   JsonReader(const JsonReader&) = delete;
   JsonReader& operator=(const JsonReader&) = delete;

@@ -747,6 +747,25 @@ nlohmann::json LspServer::execute_command(const json& id, const json& params) {
 // ---------------------------------------------------------------------------------------
 // stdio
 
+void LspServer::prepare_for_body(std::size_t size) {
+  if (prepared_.valid()) return;  // already preparing for this message
+  prepared_ = std::async(std::launch::async, [size] { return prepared_text_storage(size); });
+}
+
+void LspServer::drop_prepared() {
+  if (prepared_.valid()) prepared_.get();
+}
+
+std::string LspServer::long_string(std::size_t size) {
+  std::string s;
+  if (prepared_.valid()) s = prepared_.get();
+  if (s.capacity() < size) {
+    s = std::string();
+    s.reserve(text_capacity_for(size));
+  }
+  return s;
+}
+
 int serve_stdio(const analysis::Catalog& catalog, const ServerOptions& options) {
   Output out(STDOUT_FILENO);
   LspServer* server_ptr = nullptr;
@@ -768,6 +787,8 @@ int serve_stdio(const analysis::Catalog& catalog, const ServerOptions& options) 
     frames.clear();
     parser.feed(std::string_view(buf.data(), static_cast<std::size_t>(n)), frames);
     server.on_frames(frames);
+    if (!frames.empty()) server.drop_prepared();  // a message ended: what it did not take
+    if (parser.body_expected() >= kPrepareBodyBytes) server.prepare_for_body(parser.body_expected());
   }
   if (parser.mid_message()) spdlog::warn("end of input in the middle of a message");
   int code = server.on_eof();

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -45,6 +46,8 @@ struct ServerOptions {
   std::shared_ptr<BindingEditProvider> binding;
 };
 
+inline constexpr std::size_t kPrepareBodyBytes = std::size_t{1} << 20;
+
 class LspServer {
  public:
   LspServer(const analysis::Catalog& catalog, ServerOptions options, Output& out);
@@ -54,6 +57,12 @@ class LspServer {
   // read from the client, all parsed and accepted (ids and cancellations recorded) before any
   // is dispatched. The bodies are released once parsed.
   void on_frames(std::vector<Frame>& frames);
+  // Reader thread: a message body of `size` bytes has begun to arrive (and `size` is worth
+  // it, kPrepareBodyBytes or more). Memory for a document of that size is faulted in on
+  // another thread while the rest arrives; parsing the message takes it, and drop_prepared()
+  // gives back what no message took.
+  void prepare_for_body(std::size_t size);
+  void drop_prepared();
   // Reader thread, at end of input: waits briefly for queued work, returns the exit code.
   int on_eof();
   bool exited() const { return exited_; }
@@ -125,8 +134,10 @@ class LspServer {
 
   // Reader thread only.
   // A document's text arrives as one long string, which the document adopts: it gets room
-  // to grow (text_capacity_for).
-  jsonio::JsonReader reader_{&text_capacity_for};
+  // to grow (text_capacity_for), in memory prepared while the message arrived if any.
+  std::string long_string(std::size_t size);
+  jsonio::JsonReader reader_{[this](std::size_t size) { return long_string(size); }};
+  std::future<std::string> prepared_;  // reader thread only
 
   // Shared between the reader and the protocol thread.
   std::atomic<bool> shutdown_{false};
