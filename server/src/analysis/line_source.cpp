@@ -3,9 +3,13 @@
 #include <re2/re2.h>
 #include <re2/set.h>
 
+#include <memory>
+
 #include <charconv>
 #include <cstdint>
 #include <vector>
+
+#include "analysis/lazy_regex.hpp"
 
 namespace ff::analysis {
 
@@ -51,22 +55,11 @@ constexpr const char* kPatterns[kKinds] = {
 };
 
 struct Prefixes {
-  RE2 ray{kPatterns[kRay], latin1()};
-  RE2 torchrun{kPatterns[kTorchrun], latin1()};
-  RE2 mpi{kPatterns[kMpi], latin1()};
-  RE2 slurm{kPatterns[kSlurm], latin1()};
-  RE2 glog{kPatterns[kGlog], latin1()};
-  RE2 c10d{kPatterns[kC10d], latin1()};
-  RE2 nccl_header{kPatterns[kNcclHeader], latin1()};
-  RE2 nccl_dev_only{kPatterns[kNcclDevOnly], latin1()};
-  RE2 nccl_level{kPatterns[kNcclLevel], latin1()};
-  RE2 nccl_old_level{kPatterns[kNcclOldLevel], latin1()};
-  RE2 ucx{kPatterns[kUcx], latin1()};
-  RE2 host{kPatterns[kHost], latin1()};
-  RE2 syslog{kPatterns[kSyslog], latin1()};
-  RE2 iso{kPatterns[kIso], latin1()};
-  RE2 uptime{kPatterns[kUptime], latin1()};
-  RE2 relative_uptime{kPatterns[kRelativeUptime], latin1()};
+  // Compiled on first use: the set below says which can match a line at all, and a log
+  // needs few of the sixteen (start-up and the first events paid about a millisecond for
+  // compiling all of them).
+  std::unique_ptr<LazyRegex> by_kind[kKinds];
+  const RE2& re(Kind k) const { return by_kind[k]->get(); }
   RE2 ipv4{R"(^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$)", latin1()};
   RE2 nccl_test_msg{R"(^(?:Test (?:NCCL |CUDA )?failure|\.\. ))", latin1()};
   // Which prefixes can start the rest of a line, in one DFA pass: the peeling loop below
@@ -76,6 +69,8 @@ struct Prefixes {
   bool starts_ok = false;
 
   Prefixes() {
+    for (unsigned k = 0; k < kKinds; ++k)
+      by_kind[k] = std::make_unique<LazyRegex>(kPatterns[k], latin1(), nullptr);
     bool ok = true;
     for (unsigned k = 0; k < kKinds; ++k) ok = ok && starts.Add(kPatterns[k], nullptr) == static_cast<int>(k);
     starts_ok = ok && starts.Compile();
@@ -145,7 +140,7 @@ std::size_t parse_timestamp(std::string_view s, TimeKind& kind, double& seconds)
   re2::StringPiece in(s.data(), s.size());
   std::string_view y, mo, d, h, mi, se, fr;
   re2::StringPiece a[7];
-  if (RE2::Consume(&in, p.iso, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6])) {
+  if (RE2::Consume(&in, p.re(kIso), &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6])) {
     long yy = 0;
     unsigned mm = 0, dd = 0;
     int hh = 0, mn = 0, ss = 0;
@@ -161,7 +156,7 @@ std::size_t parse_timestamp(std::string_view s, TimeKind& kind, double& seconds)
     return static_cast<std::size_t>(in.data() - s.data());
   }
   in = re2::StringPiece(s.data(), s.size());
-  if (RE2::Consume(&in, p.uptime, &a[0], &a[1])) {
+  if (RE2::Consume(&in, p.re(kUptime), &a[0], &a[1])) {
     double whole = 0;
     long w = 0;
     to_num(std::string_view(a[0].data(), a[0].size()), w);
@@ -171,7 +166,7 @@ std::size_t parse_timestamp(std::string_view s, TimeKind& kind, double& seconds)
     return static_cast<std::size_t>(in.data() - s.data());
   }
   in = re2::StringPiece(s.data(), s.size());
-  if (RE2::Consume(&in, p.relative_uptime)) {
+  if (RE2::Consume(&in, p.re(kRelativeUptime))) {
     // dmesg -H / -d deltas: a time, but not one that orders lines across hosts.
     kind = TimeKind::kNone;
     return static_cast<std::size_t>(in.data() - s.data());
@@ -194,21 +189,21 @@ LineSource parse_line_source(std::string_view line) {
 
     const std::uint32_t may = p.candidates(rest);
     auto can = [&](Kind k) { return (may >> k) & 1u; };
-    if (can(kRay) && RE2::Consume(&in, p.ray, &a[0], &a[1], &a[2])) {
+    if (can(kRay) && RE2::Consume(&in, p.re(kRay), &a[0], &a[1], &a[2])) {
       std::int64_t pid;
       if (to_num(sv(a[1]), pid)) src.pid = pid;
       if (!a[2].empty() && src.host.empty()) src.host = std::string(sv(a[2]));
       pos += consumed();
       continue;
     }
-    if ((can(kTorchrun) && RE2::Consume(&in, p.torchrun, &a[0])) ||
-        (can(kMpi) && RE2::Consume(&in, p.mpi, &a[0]))) {
+    if ((can(kTorchrun) && RE2::Consume(&in, p.re(kTorchrun), &a[0])) ||
+        (can(kMpi) && RE2::Consume(&in, p.re(kMpi), &a[0]))) {
       int r;
       if (to_num(sv(a[0]), r)) src.rank = r;
       pos += consumed();
       continue;
     }
-    if (can(kUcx) && RE2::Consume(&in, p.ucx, &a[0], &a[1], &a[2], &a[3])) {
+    if (can(kUcx) && RE2::Consume(&in, p.re(kUcx), &a[0], &a[1], &a[2], &a[3])) {
       src.host = std::string(sv(a[0]));
       std::int64_t v;
       if (to_num(sv(a[1]), v)) src.pid = v;
@@ -228,7 +223,7 @@ LineSource parse_line_source(std::string_view line) {
       pos += n;
       continue;
     }
-    if (can(kSyslog) && RE2::Consume(&in, p.syslog, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5])) {
+    if (can(kSyslog) && RE2::Consume(&in, p.re(kSyslog), &a[0], &a[1], &a[2], &a[3], &a[4], &a[5])) {
       int mon = month_index(sv(a[0]));
       int d = 0, h = 0, m = 0, s = 0;
       to_num(sv(a[1]), d);
@@ -244,7 +239,7 @@ LineSource parse_line_source(std::string_view line) {
       continue;
     }
     if (can(kGlog) &&
-        RE2::Consume(&in, p.glog, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7])) {
+        RE2::Consume(&in, p.re(kGlog), &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7])) {
       int md = 0, h = 0, m = 0, s = 0;
       to_num(sv(a[1]), md);
       to_num(sv(a[2]), h);
@@ -259,11 +254,11 @@ LineSource parse_line_source(std::string_view line) {
       pos += consumed();
       continue;
     }
-    if (can(kC10d) && RE2::Consume(&in, p.c10d, &a[0], &a[1])) {
+    if (can(kC10d) && RE2::Consume(&in, p.re(kC10d), &a[0], &a[1])) {
       pos += consumed();
       continue;
     }
-    if (can(kNcclHeader) && RE2::Consume(&in, p.nccl_header, &a[0], &a[1], &a[2], &a[3])) {
+    if (can(kNcclHeader) && RE2::Consume(&in, p.re(kNcclHeader), &a[0], &a[1], &a[2], &a[3])) {
       src.host = std::string(sv(a[0]));
       std::int64_t v;
       int dev;
@@ -273,7 +268,7 @@ LineSource parse_line_source(std::string_view line) {
       pos += consumed();
       continue;
     }
-    if (can(kNcclLevel) && RE2::Consume(&in, p.nccl_level, &a[0], &a[1])) {
+    if (can(kNcclLevel) && RE2::Consume(&in, p.re(kNcclLevel), &a[0], &a[1])) {
       if (!a[0].empty()) src.nccl_file = std::string(sv(a[0]));
       std::string_view lvl = sv(a[1]);
       src.level = lvl == "INFO"    ? NcclLevel::kInfo
@@ -284,17 +279,17 @@ LineSource parse_line_source(std::string_view line) {
       pos += consumed();
       break;  // the message proper follows NCCL's level
     }
-    if (can(kNcclOldLevel) && RE2::Consume(&in, p.nccl_old_level, &a[0], &a[1])) {
+    if (can(kNcclOldLevel) && RE2::Consume(&in, p.re(kNcclOldLevel), &a[0], &a[1])) {
       src.nccl_file = std::string(sv(a[0]));
       src.level = sv(a[1]) == "WARN" ? NcclLevel::kWarn : NcclLevel::kInfo;
       pos += consumed();
       break;
     }
-    if (!src.device && can(kNcclDevOnly) && RE2::Consume(&in, p.nccl_dev_only, &a[0])) {
+    if (!src.device && can(kNcclDevOnly) && RE2::Consume(&in, p.re(kNcclDevOnly), &a[0])) {
       // "[0] misc/ibvwrap.cc:284 NCCL WARN ..." with the host part cut off; only accept it
       // when an NCCL level follows, otherwise "[0]" is ordinary text.
       re2::StringPiece after = in;
-      if (RE2::Consume(&after, p.nccl_level)) {
+      if (RE2::Consume(&after, p.re(kNcclLevel))) {
         int dev;
         if (to_num(sv(a[0]), dev)) src.device = dev;
         pos += consumed();
@@ -302,13 +297,13 @@ LineSource parse_line_source(std::string_view line) {
       }
       in = re2::StringPiece(rest.data(), rest.size());
     }
-    if (can(kSlurm) && RE2::Consume(&in, p.slurm, &a[0])) {
+    if (can(kSlurm) && RE2::Consume(&in, p.re(kSlurm), &a[0])) {
       int r;
       if (!src.rank && to_num(sv(a[0]), r)) src.rank = r;
       pos += consumed();
       continue;
     }
-    if (can(kHost) && RE2::Consume(&in, p.host, &a[0])) {
+    if (can(kHost) && RE2::Consume(&in, p.re(kHost), &a[0])) {
       // "node01: <NCCL line>" (pdsh, DeepSpeed) or "host: Test NCCL failure" (nccl-tests).
       // A word followed by a colon is also how Python prints "ValueError: ...", so accept it
       // as a host only when something that a host prefix introduces follows.
@@ -316,7 +311,7 @@ LineSource parse_line_source(std::string_view line) {
       std::string_view after(in.data(), in.size());
       re2::StringPiece probe(after.data(), after.size());
       bool ok = after.empty() || RE2::PartialMatch(host, p.ipv4) ||
-                RE2::Consume(&probe, p.nccl_header) || RE2::Consume(&probe, p.nccl_test_msg);
+                RE2::Consume(&probe, p.re(kNcclHeader)) || RE2::Consume(&probe, p.nccl_test_msg);
       if (ok) {
         if (src.host.empty()) src.host = std::string(host);
         pos += consumed();
