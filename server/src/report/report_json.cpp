@@ -1,4 +1,5 @@
 #include <map>
+#include <utility>
 
 #include "report/report.hpp"
 
@@ -30,6 +31,8 @@ json captures_json(const analysis::Event& e) {
 
 }  // namespace
 
+// Values are moved into their parents, never copied: a 100 MB log's diagnosis lists
+// thousands of evidence lines, and each copy was a deep copy of all of them.
 json to_json(const analysis::Catalog& catalog, const analysis::Analysis& a) {
   const auto& rules = catalog.rules();
   json out;
@@ -64,29 +67,29 @@ json to_json(const analysis::Catalog& catalog, const analysis::Analysis& a) {
       ev.push_back({{"file", a.files[e.file].name}, {"line", e.line + 1}, {"role", "collateral"},
                     {"rule", rules[e.rule].id}, {"text", e.text}});
     }
-    dj["evidence"] = ev;
+    dj["evidence"] = std::move(ev);
     json col = json::array();
     for (std::size_t i : d.collateral) {
       const auto& e = a.events[i];
       json cj = source_json(a, e);
       cj["rule"] = rules[e.rule].id;
-      col.push_back(cj);
+      col.push_back(std::move(cj));
     }
-    dj["collateral"] = col;
+    dj["collateral"] = std::move(col);
     json env = json::object();
     for (const auto& [k, v] : r.fix.env) env[k] = v;
-    dj["fix"] = {{"summary", r.fix.summary}, {"env", env}, {"steps", r.fix.steps}};
+    dj["fix"] = {{"summary", r.fix.summary}, {"env", std::move(env)}, {"steps", r.fix.steps}};
     dj["verify"] = json::array();
     if (!r.verify.command.empty()) dj["verify"].push_back(r.verify.command);
     if (!r.verify.expect.empty()) dj["verify_expect"] = r.verify.expect;
     json checks = json::array();
     for (const auto& c : d.checks) checks.push_back({{"text", c.text}, {"satisfied", c.satisfied}});
-    dj["checks"] = checks;
+    dj["checks"] = std::move(checks);
     json related = json::array();
     for (const auto& x : r.related) related.push_back({{"rule", x.rule}, {"distinguish", x.distinguish}});
-    dj["related"] = related;
+    dj["related"] = std::move(related);
     dj["catalog"] = catalog_anchor(r.id);
-    out["diagnoses"].push_back(dj);
+    out["diagnoses"].push_back(std::move(dj));
   }
   out["only_victims"] = a.only_victims;
   json ctx = json::array();
@@ -97,7 +100,7 @@ json to_json(const analysis::Catalog& catalog, const analysis::Analysis& a) {
     ctx.push_back({{"file", a.files[e.file].name}, {"line", e.line + 1}, {"rule", rules[e.rule].id},
                    {"benign", rules[e.rule].benign}, {"text", e.text}});
   }
-  out["context"] = ctx;
+  out["context"] = std::move(ctx);
   return out;
 }
 

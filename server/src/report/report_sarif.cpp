@@ -1,5 +1,6 @@
 #include <map>
 #include <set>
+#include <utility>
 
 #include "report/report.hpp"
 
@@ -57,10 +58,10 @@ json to_sarif(const analysis::Catalog& catalog, const analysis::Analysis& a) {
       json loc = location(a, c);
       loc["id"] = related.size();
       loc["message"] = {{"text", "collateral: " + rules[c.rule].title}};
-      related.push_back(loc);
+      related.push_back(std::move(loc));
     }
-    if (!related.empty()) res["relatedLocations"] = related;
-    results.push_back(res);
+    if (!related.empty()) res["relatedLocations"] = std::move(related);
+    results.push_back(std::move(res));
   }
   if (!a.diagnoses.empty()) {
     for (std::size_t i : a.diagnoses.front().collateral) {
@@ -86,12 +87,13 @@ json to_sarif(const analysis::Catalog& catalog, const analysis::Analysis& a) {
                           {"helpUri", catalog_anchor(rule.id)},
                           {"properties", {{"category", rule.category}}}});
   }
-  driver["rules"] = rules_json;
-  run["tool"] = {{"driver", driver}};
+  driver["rules"] = std::move(rules_json);
+  run["tool"] = {{"driver", std::move(driver)}};
   json artifacts = json::array();
   for (const auto& f : a.files) artifacts.push_back({{"location", {{"uri", f.name}}}});
-  run["artifacts"] = artifacts;
-  run["results"] = results;
+  // Moved, not copied: the results list every collateral line of a big job.
+  run["artifacts"] = std::move(artifacts);
+  run["results"] = std::move(results);
   return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
           {"version", "2.1.0"},
           {"runs", json::array({run})}};
