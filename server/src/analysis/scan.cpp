@@ -113,7 +113,7 @@ struct LineMatcher {
     ev.offset = span.begin;
     ev.length = span.text.size();
     ev.rule = h.rule;
-    ev.captures = h.captures;
+    ev.captures = std::move(h.captures);
     ev.source = parse_line_source(line);
     ev.text = std::string(line.substr(0, kMaxEventText));
     ev.match_begin = stripped ? cleaned.raw_offset(h.match_begin) : h.match_begin;
