@@ -1,11 +1,11 @@
 // Message bodies through simdjson into nlohmann values: the same values (and value types) as
 // nlohmann's own parser, the same refusals, padded or not.
+#include "jsonio/json_reader.hpp"
+
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <limits>
 #include <string>
-
-#include "jsonio/json_reader.hpp"
 
 using ff::jsonio::JsonReader;
 using json = nlohmann::json;

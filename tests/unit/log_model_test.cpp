@@ -130,7 +130,8 @@ TEST_CASE("counting line ends agrees with splitting, at every alignment", "[log-
   }
 }
 
-TEST_CASE("control bytes are found at every alignment, and only those strip_ansi drops", "[log-model]") {
+TEST_CASE("control bytes are found at every alignment, and only those strip_ansi drops",
+          "[log-model]") {
   // Every byte value, and random texts long enough for the vectorised path searched from and
   // to anywhere: the answer is the first byte that stripping drops whatever surrounds it.
   auto dropped = [](unsigned char c) {
@@ -153,7 +154,8 @@ TEST_CASE("control bytes are found at every alignment, and only those strip_ansi
     std::string text;
     std::size_t len = rnd() % 200;
     for (std::size_t i = 0; i < len; ++i)
-      text.push_back(rnd() % 40 == 0 ? static_cast<char>(rnd() % 256) : static_cast<char>('a' + rnd() % 26));
+      text.push_back(rnd() % 40 == 0 ? static_cast<char>(rnd() % 256)
+                                     : static_cast<char>('a' + rnd() % 26));
     std::size_t from = len ? rnd() % (len + 1) : 0;
     std::size_t to = from + (len - from ? rnd() % (len - from + 1) : 0);
     std::size_t want = to;

@@ -75,11 +75,13 @@ TEST_CASE("invalid rules are reported with file, rule and field", "[rules]") {
   const std::vector<Case> cases = {
       {"{ not json", "bad.json:1:4: not valid JSON"},
       {"[1,2]", "must hold one JSON object"},
-      {with("\"category\": \"shm\"", "\"category\": \"disk\""), "rule 'test-rule': field 'category': 'disk' is not a category"},
+      {with("\"category\": \"shm\"", "\"category\": \"disk\""),
+       "rule 'test-rule': field 'category': 'disk' is not a category"},
       {with("\"role\": \"cause\"", "\"role\": \"root\""), "field 'role': must be one of"},
       {with("\"weight\": 0.5", "\"weight\": 3"), "field 'weight': must be a number in (0, 1]"},
       {with("\"title\": \"t\", ", ""), "field 'title': is required"},
-      {with("\"indicates\": \"i\"", "\"indicates\": \"i\", \"colour\": 1"), "field 'colour': unknown field"},
+      {with("\"indicates\": \"i\"", "\"indicates\": \"i\", \"colour\": 1"),
+       "field 'colour': unknown field"},
       {with("\"patterns\": [", "\"patterns\": [7, "), "field 'patterns[0]': must be a string"},
       {with("\"id\": \"test-rule\"", "\"id\": \"Bad Id\""), "field 'id': must be lower-case"},
       // Refused by the fast parser; nlohmann's parser still says where (or what) is wrong.

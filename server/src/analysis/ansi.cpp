@@ -38,8 +38,7 @@ std::size_t find_control_scalar(std::string_view text, std::size_t from, std::si
 // 32 bytes at a time: bytes <= 0x1f (unsigned: max(v, 0x1f) == 0x1f) but TAB, LF and CR,
 // or equal to 0x7f.
 __attribute__((target("avx2"))) std::size_t find_control_avx2(std::string_view text,
-                                                                  std::size_t from,
-                                                                  std::size_t to) {
+                                                              std::size_t from, std::size_t to) {
   const char* p = text.data();
   const __m256i c1f = _mm256_set1_epi8(0x1f);
   const __m256i tab = _mm256_set1_epi8('\t');
@@ -50,8 +49,9 @@ __attribute__((target("avx2"))) std::size_t find_control_avx2(std::string_view t
   for (; i + 32 <= to; i += 32) {
     __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
     __m256i low = _mm256_cmpeq_epi8(_mm256_max_epu8(v, c1f), c1f);
-    __m256i allowed = _mm256_or_si256(_mm256_cmpeq_epi8(v, tab),
-                                      _mm256_or_si256(_mm256_cmpeq_epi8(v, lf), _mm256_cmpeq_epi8(v, cr)));
+    __m256i allowed =
+        _mm256_or_si256(_mm256_cmpeq_epi8(v, tab),
+                        _mm256_or_si256(_mm256_cmpeq_epi8(v, lf), _mm256_cmpeq_epi8(v, cr)));
     __m256i hit = _mm256_or_si256(_mm256_andnot_si256(allowed, low), _mm256_cmpeq_epi8(v, del));
     auto m = static_cast<std::uint32_t>(_mm256_movemask_epi8(hit));
     if (m) return i + static_cast<std::size_t>(__builtin_ctz(m));

@@ -3,10 +3,9 @@
 #include <re2/re2.h>
 #include <re2/set.h>
 
-#include <memory>
-
 #include <charconv>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "analysis/lazy_regex.hpp"
@@ -223,7 +222,8 @@ LineSource parse_line_source(std::string_view line) {
       pos += n;
       continue;
     }
-    if (can(kSyslog) && RE2::Consume(&in, p.re(kSyslog), &a[0], &a[1], &a[2], &a[3], &a[4], &a[5])) {
+    if (can(kSyslog) &&
+        RE2::Consume(&in, p.re(kSyslog), &a[0], &a[1], &a[2], &a[3], &a[4], &a[5])) {
       int mon = month_index(sv(a[0]));
       int d = 0, h = 0, m = 0, s = 0;
       to_num(sv(a[1]), d);

@@ -26,7 +26,8 @@ json convert(simdjson::dom::element e, const LongString& long_string) {
       json j = json::object();
       simdjson::dom::object obj = e.get_object().value_unsafe();
       // Duplicate keys: the last one wins, as with nlohmann's parser.
-      for (simdjson::dom::key_value_pair kv : obj) j[std::string(kv.key)] = convert(kv.value, long_string);
+      for (simdjson::dom::key_value_pair kv : obj)
+        j[std::string(kv.key)] = convert(kv.value, long_string);
       return j;
     }
     case element_type::ARRAY: {

@@ -44,7 +44,8 @@ class JsonReader {
 
   // Parses the whole text as one JSON value; nothing when it is not one (`error` says
   // why). `padded`: kPadding bytes after the text may be read.
-  std::optional<nlohmann::json> parse(std::string_view text, bool padded, std::string* error = nullptr);
+  std::optional<nlohmann::json> parse(std::string_view text, bool padded,
+                                      std::string* error = nullptr);
   // A string with kPadding bytes of spare capacity is parsed in place.
   std::optional<nlohmann::json> parse(const std::string& body, std::string* error = nullptr) {
     return parse(body, body.capacity() - body.size() >= kPadding, error);

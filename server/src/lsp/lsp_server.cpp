@@ -16,7 +16,8 @@
 
 namespace ff::lsp {
 
-static_assert(kBodyPadding >= jsonio::kPadding, "frame bodies must carry the JSON parser's padding");
+static_assert(kBodyPadding >= jsonio::kPadding,
+              "frame bodies must carry the JSON parser's padding");
 
 namespace {
 
@@ -788,7 +789,8 @@ int serve_stdio(const analysis::Catalog& catalog, const ServerOptions& options) 
     parser.feed(std::string_view(buf.data(), static_cast<std::size_t>(n)), frames);
     server.on_frames(frames);
     if (!frames.empty()) server.drop_prepared();  // a message ended: what it did not take
-    if (parser.body_expected() >= kPrepareBodyBytes) server.prepare_for_body(parser.body_expected());
+    if (parser.body_expected() >= kPrepareBodyBytes)
+      server.prepare_for_body(parser.body_expected());
   }
   if (parser.mid_message()) spdlog::warn("end of input in the middle of a message");
   int code = server.on_eof();

@@ -5,8 +5,8 @@
 
 #include <atomic>
 #include <chrono>
-#include <future>
 #include <cstddef>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
