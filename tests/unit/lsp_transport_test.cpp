@@ -92,6 +92,7 @@ TEST_CASE("framing: the length of a body is known from its header until it is co
   CHECK(p.body_expected() == 0);
   p.feed(std::string_view(f).substr(10, 40), out);
   CHECK(p.body_expected() == body.size());
+  CHECK(p.body_received() == 50 - (f.size() - body.size()));
   p.feed(std::string_view(f).substr(50), out);
   REQUIRE(out.size() == 1);
   CHECK(out[0].body == body);

@@ -789,8 +789,11 @@ int serve_stdio(const analysis::Catalog& catalog, const ServerOptions& options) 
     parser.feed(std::string_view(buf.data(), static_cast<std::size_t>(n)), frames);
     server.on_frames(frames);
     if (!frames.empty()) server.drop_prepared();  // a message ended: what it did not take
-    if (parser.body_expected() >= kPrepareBodyBytes)
-      server.prepare_for_body(parser.body_expected());
+    // Only for a body that is really arriving (a quarter of it is here): a header alone
+    // commits no memory.
+    if (std::size_t len = parser.body_expected();
+        len >= kPrepareBodyBytes && parser.body_received() >= len / 4)
+      server.prepare_for_body(len);
   }
   if (parser.mid_message()) spdlog::warn("end of input in the middle of a message");
   int code = server.on_eof();

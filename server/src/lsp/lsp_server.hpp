@@ -57,8 +57,8 @@ class LspServer {
   // read from the client, all parsed and accepted (ids and cancellations recorded) before any
   // is dispatched. The bodies are released once parsed.
   void on_frames(std::vector<Frame>& frames);
-  // Reader thread: a message body of `size` bytes has begun to arrive (and `size` is worth
-  // it, kPrepareBodyBytes or more). Memory for a document of that size is faulted in on
+  // Reader thread: a message body of `size` bytes is arriving (and `size` is worth it,
+  // kPrepareBodyBytes or more). Memory for a document of that size is faulted in on
   // another thread while the rest arrives; parsing the message takes it, and drop_prepared()
   // gives back what no message took.
   void prepare_for_body(std::size_t size);

@@ -41,8 +41,10 @@ class FrameParser {
   // True when bytes of an unfinished message are pending (for the EOF log line).
   bool mid_message() const { return !buf_.empty() || skip_ > 0 || body_len_ != kNoBody; }
   std::size_t buffered() const { return buf_.size() + body_.size(); }
-  // The length of the body being read, once its header has been; 0 between messages.
+  // The length of the body being read, once its header has been; 0 between messages. And
+  // how much of it has arrived.
   std::size_t body_expected() const { return body_len_ == kNoBody ? 0 : body_len_; }
+  std::size_t body_received() const { return body_len_ == kNoBody ? 0 : body_.size(); }
 
  private:
   static constexpr std::size_t kNoBody = static_cast<std::size_t>(-1);
