@@ -182,6 +182,39 @@ TEST_CASE("document text: an in-place append is re-scanned from its last line on
   CHECK(an.run(fs.log_snapshot(), {}).bytes_scanned == 0);
 }
 
+TEST_CASE("document text: events lent to a run and given back keep appends incremental", "[lsp]") {
+  std::string oom = "[rank3]: RuntimeError: CUDA error: out of memory\n";
+  std::string head = "NCCL INFO Bootstrap : Using eth0\n" + oom + oom + "[rank1]: partial";
+  std::string text = head;
+  text.reserve(1 << 20);
+  FeatureServer fs(catalog());
+  fs.open("file:///l.log", "log", 1, std::move(text));
+  Analyzer lending(catalog()), copying(catalog());
+  auto a1 = lending.run_lending(fs.log_snapshot(), {});
+  auto b1 = copying.run(fs.log_snapshot(), {});
+  CHECK(report_of(a1.analysis) == report_of(b1.analysis));
+  lending.settle(a1);
+  // Unchanged: nothing scanned, the same answer from the events given back.
+  auto a2 = lending.run_lending(fs.log_snapshot(), {});
+  CHECK(a2.bytes_scanned == 0);
+  CHECK(report_of(a2.analysis) == report_of(b1.analysis));
+  lending.settle(a2);
+  std::string more = " line\n" + oom;
+  REQUIRE(fs.change("file:///l.log", 2, {{at_end(), more}}));
+  auto a3 = lending.run_lending(fs.log_snapshot(), {});
+  auto b3 = copying.run(fs.log_snapshot(), {});
+  std::size_t last_line = head.rfind('\n') + 1;
+  CHECK(a3.bytes_scanned == head.size() + more.size() - last_line);
+  CHECK(report_of(a3.analysis) == report_of(b3.analysis));
+  // Not given back: the next run scans the document again, and is still right.
+  REQUIRE(fs.change("file:///l.log", 3, {{at_end(), oom}}));
+  auto a4 = lending.run_lending(fs.log_snapshot(), {});
+  auto b4 = copying.run(fs.log_snapshot(), {});
+  CHECK(a4.bytes_scanned == head.size() + more.size() + oom.size());
+  CHECK(report_of(a4.analysis) == report_of(b4.analysis));
+  CHECK(a4.analysis.events.size() == b4.analysis.events.size());
+}
+
 TEST_CASE("document text: appends stay incremental and exact when a rule is capped", "[lsp]") {
   // More hits than kMaxEventsPerRule: the hit counts must come out as a full scan's.
   std::string oom = "[rank3]: RuntimeError: CUDA error: out of memory\n";

@@ -105,6 +105,10 @@ std::string path_to_uri(const std::string& path) {
 // Analyzer
 
 std::size_t Analyzer::update(Cached& c, const Text& text) {
+  if (c.lent) {  // its events were never given back: start over
+    c.lent = false;
+    c.text = Text();
+  }
   std::string_view now = text.view();
   if (c.text.buffer() && c.text == text) return 0;
   bool incremental = false;
@@ -152,6 +156,26 @@ double ms_since(std::chrono::steady_clock::time_point& t) {
 }  // namespace
 
 AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOptions& options) {
+  return run(std::move(docs), options, false);
+}
+
+AnalysisRun Analyzer::run_lending(std::vector<DocumentSnapshot> docs,
+                                  const AnalyzerOptions& options) {
+  return run(std::move(docs), options, true);
+}
+
+void Analyzer::settle(const AnalysisRun& run) {
+  if (run.docs.size() != 1) return;
+  auto it = cache_.find(run.docs[0].uri);
+  if (it == cache_.end() || !it->second.lent) return;
+  // The run's events are the document's own, moved there unchanged (diagnose() only reads
+  // them).
+  it->second.state.events = run.analysis.events;
+  it->second.lent = false;
+}
+
+AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOptions& options,
+                          bool lend) {
   AnalysisRun out;
   auto clock = std::chrono::steady_clock::now();
   analysis::ScanState merged;
@@ -164,8 +188,20 @@ AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOpti
     out.bytes_scanned += update(c, docs[i].text);
     out.scan_ms += ms_since(clock);
     out.bytes_total += docs[i].text.size();
-    merged.events.reserve(merged.events.size() + c.state.events.size());
-    analysis::append_scan(merged, c.state, 0, i);
+    if (lend && docs.size() == 1) {
+      // What append_scan would give (one document: its events, counts and checks as they
+      // are), without copying the events.
+      merged.events = std::move(c.state.events);
+      for (auto& e : merged.events) e.file = i;
+      merged.rule_hits = c.state.rule_hits;
+      merged.checks_seen = c.state.checks_seen;
+      merged.lines = c.state.lines;
+      merged.bytes = c.state.bytes;
+      c.lent = true;
+    } else {
+      merged.events.reserve(merged.events.size() + c.state.events.size());
+      analysis::append_scan(merged, c.state, 0, i);
+    }
     files.push_back({uri_to_path(docs[i].uri), c.state.lines, docs[i].text.size()});
     out.merge_ms += ms_since(clock);
   }

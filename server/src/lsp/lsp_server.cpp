@@ -477,7 +477,7 @@ void LspServer::start_analysis() {
   auto opts = features_.analyzer_options();
   scheduler_->post_analysis([this, docs = std::move(docs), opts]() mutable {
     auto t0 = std::chrono::steady_clock::now();
-    auto run = std::make_shared<AnalysisRun>(analyzer_.run(std::move(docs), opts));
+    auto run = std::make_shared<AnalysisRun>(analyzer_.run_lending(std::move(docs), opts));
     auto ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     spdlog::info(
@@ -487,6 +487,7 @@ void LspServer::start_analysis() {
         run->analysis.events.size(), ms, run->scan_ms, run->merge_ms, run->diagnose_ms,
         run->items_ms);
     scheduler_->post([this, run] { on_analysis(run); });
+    analyzer_.settle(*run);  // while the protocol thread publishes
   });
 }
 
