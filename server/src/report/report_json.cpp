@@ -23,6 +23,20 @@ json source_json(const analysis::Analysis& a, const analysis::Event& e) {
   return j;
 }
 
+// One line of a diagnosis's evidence. Built member by member: nlohmann's initializer lists
+// build a temporary value per key and per pair, and a big job lists thousands of lines.
+json evidence_json(const analysis::Analysis& a, const analysis::Event& e, const std::string& rule,
+                   const char* role) {
+  json j = json::object();
+  auto& o = j.get_ref<json::object_t&>();
+  o.emplace("file", a.files[e.file].name);
+  o.emplace("line", e.line + 1);
+  o.emplace("role", role);
+  o.emplace("rule", rule);
+  o.emplace("text", e.text);
+  return j;
+}
+
 json captures_json(const analysis::Event& e) {
   json c = json::object();
   for (const auto& cap : e.captures) c[cap.name] = cap.value;
@@ -55,18 +69,12 @@ json to_json(const analysis::Catalog& catalog, const analysis::Analysis& a) {
     dj["indicates"] = r.indicates;
     dj["captures"] = captures_json(init);
     json ev = json::array();
-    ev.push_back({{"file", a.files[init.file].name}, {"line", init.line + 1}, {"role", "initiating"},
-                  {"rule", r.id}, {"text", init.text}});
-    for (std::size_t i : d.evidence) {
-      const auto& e = a.events[i];
-      ev.push_back({{"file", a.files[e.file].name}, {"line", e.line + 1}, {"role", "context"},
-                    {"rule", rules[e.rule].id}, {"text", e.text}});
-    }
-    for (std::size_t i : d.collateral) {
-      const auto& e = a.events[i];
-      ev.push_back({{"file", a.files[e.file].name}, {"line", e.line + 1}, {"role", "collateral"},
-                    {"rule", rules[e.rule].id}, {"text", e.text}});
-    }
+    ev.get_ref<json::array_t&>().reserve(1 + d.evidence.size() + d.collateral.size());
+    ev.push_back(evidence_json(a, init, r.id, "initiating"));
+    for (std::size_t i : d.evidence)
+      ev.push_back(evidence_json(a, a.events[i], rules[a.events[i].rule].id, "context"));
+    for (std::size_t i : d.collateral)
+      ev.push_back(evidence_json(a, a.events[i], rules[a.events[i].rule].id, "collateral"));
     dj["evidence"] = std::move(ev);
     json col = json::array();
     for (std::size_t i : d.collateral) {
