@@ -50,6 +50,8 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
 // rule keeps its first kMaxEventsPerRule events in input order. Pieces must be appended in
 // input order (file, then offset).
 void append_scan(ScanState& into, ScanState&& piece, std::size_t line_offset);
+// The same, the piece's events becoming events of input `file`.
+void append_scan(ScanState& into, ScanState&& piece, std::size_t line_offset, std::size_t file);
 // The same for a scan that stays where it is (the language server keeps each document's
 // scan for the next edit): the kept events are copied, as events of input `file`.
 void append_scan(ScanState& into, const ScanState& piece, std::size_t line_offset,

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <optional>
+#include <type_traits>
 
 #include "analysis/scan.hpp"
 
@@ -19,12 +20,29 @@ void append(ScanState& into, Piece&& piece, std::size_t line_offset,
   std::vector<std::size_t> kept(into.rule_hits.size());
   for (std::size_t r = 0; r < kept.size(); ++r)
     kept[r] = std::min(into.rule_hits[r], kMaxEventsPerRule);
-  for (auto& ev : piece.events) {
-    if (ev.rule >= kept.size() || kept[ev.rule] >= kMaxEventsPerRule) continue;
-    ++kept[ev.rule];
-    into.events.push_back(std::move(ev));
-    into.events.back().line += line_offset;
-    if (file) into.events.back().file = *file;
+  auto keep = [](const Event& ev, std::vector<std::size_t>& count) {
+    if (ev.rule >= count.size() || count[ev.rule] >= kMaxEventsPerRule) return false;
+    ++count[ev.rule];
+    return true;
+  };
+  const std::size_t first = into.events.size();
+  bool whole = false;
+  if constexpr (!std::is_const_v<std::remove_reference_t<Piece>>) {
+    // Into a job without events, a piece all of whose events are kept hands over its vector
+    // (the first piece of a job; the language server's one document).
+    if (into.events.empty()) {
+      std::vector<std::size_t> count = kept;
+      whole = std::all_of(piece.events.begin(), piece.events.end(),
+                          [&](const Event& ev) { return keep(ev, count); });
+      if (whole) into.events = std::move(piece.events);
+    }
+  }
+  if (!whole)
+    for (auto& ev : piece.events)
+      if (keep(ev, kept)) into.events.push_back(std::move(ev));
+  for (std::size_t i = first; i < into.events.size(); ++i) {
+    into.events[i].line += line_offset;
+    if (file) into.events[i].file = *file;
   }
   for (std::size_t r = 0; r < piece.rule_hits.size(); ++r) into.rule_hits[r] += piece.rule_hits[r];
   if (into.checks_seen.size() < piece.checks_seen.size())
@@ -43,6 +61,10 @@ void append(ScanState& into, Piece&& piece, std::size_t line_offset,
 
 void append_scan(ScanState& into, ScanState&& piece, std::size_t line_offset) {
   append(into, std::move(piece), line_offset, std::nullopt);
+}
+
+void append_scan(ScanState& into, ScanState&& piece, std::size_t line_offset, std::size_t file) {
+  append(into, std::move(piece), line_offset, file);
 }
 
 void append_scan(ScanState& into, const ScanState& piece, std::size_t line_offset,

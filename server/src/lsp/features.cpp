@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "analysis/analyze.hpp"
+#include "analysis/line_cursor.hpp"
 #include "lsp/nccl_vars.hpp"
 #include "report/report.hpp"
 
@@ -54,12 +55,10 @@ bool is_var_char(char c) {
 
 // The start of the line holding the text's last byte: everything before it stays as it is
 // when the text only grows. A final "\n" ends the last line for good; a final "\r" may still
-// become "\r\n". Walks back over the last line only.
+// become "\r\n".
 std::size_t tail_start_of(std::string_view t) {
   if (t.empty() || t.back() == '\n') return t.size();
-  std::size_t s = t.size() - 1;
-  while (s > 0 && t[s - 1] != '\n' && t[s - 1] != '\r') --s;
-  return s;
+  return analysis::line_start_before(t, t.size() - 1);
 }
 
 }  // namespace
@@ -189,14 +188,8 @@ AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOpti
     out.scan_ms += ms_since(clock);
     out.bytes_total += docs[i].text.size();
     if (lend && docs.size() == 1) {
-      // What append_scan would give (one document: its events, counts and checks as they
-      // are), without copying the events.
-      merged.events = std::move(c.state.events);
-      for (auto& e : merged.events) e.file = i;
-      merged.rule_hits = c.state.rule_hits;
-      merged.checks_seen = c.state.checks_seen;
-      merged.lines = c.state.lines;
-      merged.bytes = c.state.bytes;
+      // The events are handed over (settle() gives them back); counts and checks are read.
+      analysis::append_scan(merged, std::move(c.state), 0, i);
       c.lent = true;
     } else {
       merged.events.reserve(merged.events.size() + c.state.events.size());

@@ -137,7 +137,7 @@ class LspServer {
   // to grow (text_capacity_for), in memory prepared while the message arrived if any.
   std::string long_string(std::size_t size);
   jsonio::JsonReader reader_{[this](std::size_t size) { return long_string(size); }};
-  std::future<std::string> prepared_;  // reader thread only
+  std::future<std::string> prepared_;
 
   // Shared between the reader and the protocol thread.
   std::atomic<bool> shutdown_{false};

@@ -96,7 +96,7 @@ json to_sarif(const analysis::Catalog& catalog, const analysis::Analysis& a) {
   run["results"] = std::move(results);
   return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
           {"version", "2.1.0"},
-          {"runs", json::array({run})}};
+          {"runs", json::array({std::move(run)})}};
 }
 
 }  // namespace ff::report
