@@ -12,7 +12,7 @@ root=$PWD
 secs=${1:-20}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(analyze rule topology lsp_frames mask)
+[ ${#targets[@]} -eq 0 ] && targets=(analyze rule topology lsp_frames mask fix)
 build=$root/build-fuzz
 jobs=${FF_FUZZ_JOBS:-2}
 command -v clang++ >/dev/null || { echo "fuzz/run.sh: clang++ not found (apt-get install clang libclang-rt-14-dev)" >&2; exit 2; }
@@ -42,6 +42,13 @@ seed() {  # seed TARGET DIR
           *) b=$([ $((i % 2)) -eq 0 ] && echo '\x01' || echo '\x02') ;;
         esac
         { printf "$b"; head -c 200000 "$f"; } >"$d/seed$i"
+        i=$((i + 1))
+      done ;;
+    fix)  # launch files from the fix tests, each behind every generator's selector byte
+      i=0
+      for f in tests/fix/data/*; do
+        [ -f "$f" ] || continue
+        for g in 0 1 2 3 4 5 6; do { printf "\\x0$g"; head -c 65536 "$f"; } >"$d/seed$i-$g"; done
         i=$((i + 1))
       done ;;
     lsp_frames)

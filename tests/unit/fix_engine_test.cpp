@@ -326,6 +326,50 @@ TEST_CASE("env fixes in shell launchers and Python", "[fix]") {
   }
 }
 
+// Launch files as people write them, and the edits that went wrong on them (found by
+// fuzz/fuzz_fix.cpp; its inputs are replayed from tests/hostile/regressions/fix/).
+TEST_CASE("env fixes: launch lines and blocks people write", "[fix]") {
+  const EnvList env = {{"NCCL_DEBUG", "INFO"}, {"NCCL_SOCKET_IFNAME", "=ib0"}};
+  SECTION("a launch line that starts with an assignment keeps it, and the block comes too") {
+    std::string orig = "#!/bin/bash\nNCCL_DEBUG=WARN torchrun --nproc-per-node 8 train.py\n";
+    std::string once = apply_all(orig, shell_env_edits(orig, env).edits);
+    CHECK(once ==
+          "#!/bin/bash\n# >>> firstfault:env >>>\n"
+          "# Set by firstfault analyze --fix; see the diagnosis for why.\n"
+          "export NCCL_SOCKET_IFNAME==ib0\n# <<< firstfault:env <<<\n"
+          "NCCL_DEBUG=INFO torchrun --nproc-per-node 8 train.py\n");
+    CHECK(shell_env_edits(once, env).edits.empty());
+  }
+  SECTION("a block never goes between a set line and the line it continues onto") {
+    std::string orig = "#!/bin/bash\nset -euo \\\n  pipefail\nexport PATH\n";
+    std::string once = apply_all(orig, shell_env_edits(orig, env).edits);
+    CHECK(once.rfind("#!/bin/bash\nset -euo \\\n  pipefail\n# >>> firstfault:env >>>\n", 0) == 0);
+  }
+  SECTION("a stray begin marker does not swallow the lines down to the real block") {
+    std::string orig =
+        "import os\n# >>> firstfault:env >>>\nimport torch.distributed as dist\n\n"
+        "def main():\n    dist.init_process_group(\"nccl\")\n";
+    std::string once = apply_all(orig, python_env_edits(orig, env).edits);
+    std::string twice = apply_all(once, python_env_edits(once, env).edits);
+    CHECK(twice == once);
+    CHECK(twice.find("import torch.distributed as dist\n") != std::string::npos);
+    BlockRange br;
+    REQUIRE(find_block(twice, kEnvBlock, br));
+    CHECK(twice.substr(br.begin).rfind("    # >>> firstfault:env >>>\n", 0) == 0);
+  }
+  SECTION("one long line (a 1 MB quoted value) is text like any other") {
+    std::string big(1 << 20, 'x');
+    std::string orig = "import " + big + "\nimport os\nos.environ[\"NCCL_IB_HCA\"] = \"" + big +
+                       "\"\n# >>> firstfault:env >>>\nos.environ[\"OLD\"] = \"" + big +
+                       "\"\n# <<< firstfault:env <<<\n"
+                       "import torch.distributed as dist\ndist.init_process_group(\"nccl\")\n";
+    std::string once = apply_all(orig, python_env_edits(orig, env).edits);
+    CHECK(once.find("os.environ[\"OLD\"] = \"" + big + "\"\nos.environ[\"NCCL_DEBUG\"]") !=
+          std::string::npos);
+    CHECK(python_env_edits(once, env).edits.empty());
+  }
+}
+
 TEST_CASE("/dev/shm: docker run, compose, Kubernetes", "[fix]") {
   Sandbox sb;
   SECTION("docker run") {

@@ -251,8 +251,7 @@ GenResult k8s_shm_edits(std::string_view text, std::string_view size_limit) {
     }
     i = spec_end - 1;
   }
-  std::stable_sort(res.edits.begin(), res.edits.end(),
-                   [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
+  sort_edits(res.edits);
   return res;
 }
 

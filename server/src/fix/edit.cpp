@@ -4,9 +4,21 @@
 
 namespace ff::fix {
 
+void add_edit(std::vector<TextEdit>& edits, std::string_view text, std::size_t b, std::size_t e,
+              std::string repl) {
+  if (text.substr(b, e - b) == repl) return;
+  edits.push_back({b, e, std::move(repl)});
+}
+
+void sort_edits(std::vector<TextEdit>& edits) {
+  std::stable_sort(edits.begin(), edits.end(), [](const TextEdit& a, const TextEdit& b) {
+    if (a.begin != b.begin) return a.begin < b.begin;
+    return a.begin == a.end && b.begin != b.end;  // an insertion first
+  });
+}
+
 std::string apply_text_edits(std::string_view text, std::vector<TextEdit> edits, bool* ok) {
-  std::stable_sort(edits.begin(), edits.end(),
-                   [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
+  sort_edits(edits);
   std::string out;
   out.reserve(text.size());
   std::size_t pos = 0;
@@ -94,20 +106,37 @@ std::string end_marker(std::string_view id) {
 }
 
 bool find_block(std::string_view text, std::string_view id, BlockRange& out) {
+  const std::string b = begin_marker(id), e = end_marker(id);
   auto lines = split_lines(text);
-  std::string b = begin_marker(id), e = end_marker(id);
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (trim(lines[i].text).substr(0, b.size()) != b) continue;
-    for (std::size_t j = i + 1; j < lines.size(); ++j) {
-      if (trim(lines[j].text).substr(0, e.size()) != e) continue;
-      out.begin = lines[i].begin;
-      out.end = lines[j].next;
-      out.first_line = i;
-      out.last_line = j;
+  for (const auto& blk : generated_blocks(text))
+    if (trim(lines[blk.first_line].text).substr(0, b.size()) == b &&
+        trim(lines[blk.last_line].text).substr(0, e.size()) == e) {
+      out = blk;
       return true;
     }
-    return false;
+  return false;
+}
+
+std::vector<BlockRange> generated_blocks(std::string_view text) {
+  constexpr std::string_view kBegin = "# >>> firstfault:", kEnd = "# <<< firstfault:";
+  std::vector<BlockRange> out;
+  auto lines = split_lines(text);
+  std::size_t open = std::string::npos;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::string_view t = trim(lines[i].text);
+    if (t.substr(0, kBegin.size()) == kBegin) {
+      open = i;
+    } else if (open != std::string::npos && t.substr(0, kEnd.size()) == kEnd) {
+      out.push_back({lines[open].begin, lines[i].next, open, i});
+      open = std::string::npos;
+    }
   }
+  return out;
+}
+
+bool in_generated_block(const std::vector<BlockRange>& blocks, std::size_t line) {
+  for (const auto& b : blocks)
+    if (line >= b.first_line && line <= b.last_line) return true;
   return false;
 }
 

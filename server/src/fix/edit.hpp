@@ -33,6 +33,16 @@ struct WorkspaceEdit {
   bool empty() const { return files.empty(); }
 };
 
+// Appends the edit replacing [b, e) of `text` with `repl`, unless that is what is there
+// already (a generator run on its own output adds nothing).
+void add_edit(std::vector<TextEdit>& edits, std::string_view text, std::size_t b, std::size_t e,
+              std::string repl);
+
+// Puts edits in the order they apply: by start; at one offset, insertions before a
+// replacement that starts there (the inserted text goes in front of the replaced text, so
+// the two do not overlap); otherwise in the order given.
+void sort_edits(std::vector<TextEdit>& edits);
+
 // Applies non-overlapping edits (any order) to `text`. Overlapping edits: the later one in
 // begin order is dropped and false is returned through `ok` when given.
 std::string apply_text_edits(std::string_view text, std::vector<TextEdit> edits,
@@ -64,7 +74,12 @@ struct BlockRange {
   std::size_t begin = 0, end = 0;  // whole lines, end includes the last line ending
   std::size_t first_line = 0, last_line = 0;
 };
-// The block with this id (marker lines included), if the text has one.
+// Every generated block, marker lines included, whatever its id: each end marker closes
+// the nearest begin marker above it; a begin marker never closed is not a block (a stray
+// one must not turn the rest of the file into "ours", nor lines down to a real block).
+std::vector<BlockRange> generated_blocks(std::string_view text);
+// The first of those whose two markers both carry this id, if the text has one.
 bool find_block(std::string_view text, std::string_view id, BlockRange& out);
+bool in_generated_block(const std::vector<BlockRange>& blocks, std::size_t line);
 
 }  // namespace ff::fix

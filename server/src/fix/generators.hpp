@@ -75,6 +75,18 @@ ShellBindResult shell_binding_edits(std::string_view text, const BindingTable& b
 GenResult python_binding_edits(std::string_view text, const BindingTable& b);
 
 using EnvList = std::vector<std::pair<std::string, std::string>>;
+// Sets each of `values` in `into`: a variable already there takes the new value in its
+// place, a new one is appended (a generated block keeps its order from run to run).
+inline void merge_env(EnvList& into, const EnvList& values) {
+  for (const auto& kv : values) {
+    auto it = into.begin();
+    while (it != into.end() && it->first != kv.first) ++it;
+    if (it != into.end())
+      it->second = kv.second;
+    else
+      into.push_back(kv);
+  }
+}
 // Sets variables in a shell launcher: mpirun lines get `-x VAR=value`, docker run lines
 // `-e VAR=value`; otherwise an existing assignment is replaced or an `export` block goes
 // before the launch line.

@@ -1,6 +1,7 @@
+#include <re2/re2.h>
+
 #include <algorithm>
 #include <functional>
-#include <regex>
 
 #include "fix/generators.hpp"
 
@@ -8,10 +9,18 @@ namespace ff::fix {
 
 namespace {
 
-void add(std::vector<TextEdit>& edits, std::string_view text, std::size_t b, std::size_t e,
-         std::string repl) {
-  if (text.substr(b, e - b) == repl) return;
-  edits.push_back({b, e, std::move(repl)});
+// RE2, as everywhere else: a launch file is input like any other, and std::regex recurses
+// once per character, so one long line in a script (a 100 KB quoted value) overflowed the
+// stack.
+RE2::Options latin1() {
+  RE2::Options o;
+  o.set_encoding(RE2::Options::EncodingLatin1);
+  o.set_log_errors(false);
+  return o;
+}
+
+re2::StringPiece piece(std::string_view s) {
+  return {s.data(), s.size()};
 }
 
 std::string py_str(std::string_view v) {
@@ -21,15 +30,6 @@ std::string py_str(std::string_view v) {
     s += c;
   }
   return s + "\"";
-}
-
-bool in_block(const std::vector<Line>& lines, std::size_t i) {
-  for (std::size_t k = i + 1; k-- > 0;) {
-    auto t = trim(lines[k].text);
-    if (t.substr(0, 17) == "# <<< firstfault:" && k != i) return false;
-    if (t.substr(0, 17) == "# >>> firstfault:") return true;
-  }
-  return false;
 }
 
 // The line of the first init_process_group( call, or npos.
@@ -47,10 +47,9 @@ std::size_t init_line(const std::vector<Line>& lines) {
 }
 
 bool has_import_os(const std::vector<Line>& lines) {
-  static const std::regex re(R"(^import\s+(.*,\s*)?os\s*(,.*)?(#.*)?$)");
+  static const RE2 re(R"(import\s+(.*,\s*)?os\s*(,.*)?(#.*)?)", latin1());
   for (const auto& l : lines)
-    if (std::regex_match(std::string(trim(l.text)), re) && leading_space(l.text).empty())
-      return true;
+    if (leading_space(l.text).empty() && RE2::FullMatch(piece(trim(l.text)), re)) return true;
   return false;
 }
 
@@ -106,7 +105,7 @@ GenResult python_block(
   if (find_block(text, id, br)) {
     std::string ind(leading_space(lines[br.first_line].text));
     std::string blk = ind + begin_marker(id) + "\n" + body(ind, unit) + ind + end_marker(id) + "\n";
-    add(res.edits, text, br.begin, br.end, with_eol(blk, eol));
+    add_edit(res.edits, text, br.begin, br.end, with_eol(blk, eol));
   } else {
     std::string ind(leading_space(lines[at].text));
     std::string blk = ind + begin_marker(id) + "\n" + body(ind, unit) + ind + end_marker(id) + "\n";
@@ -118,8 +117,7 @@ GenResult python_block(
     if (p == text.size() && !text.empty() && text.back() != '\n') imp = "\n" + imp;
     res.edits.push_back({p, p, with_eol(imp, eol)});
   }
-  std::stable_sort(res.edits.begin(), res.edits.end(),
-                   [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
+  sort_edits(res.edits);
   return res;
 }
 
@@ -144,19 +142,20 @@ GenResult python_binding_edits(std::string_view text, const BindingTable& b) {
     return s;
   });
   // Other assignments of NCCL_IB_HCA would fight the block.
-  static const std::regex assign(
-      R"(^\s*os\.environ(\[\s*['"]NCCL_IB_HCA['"]\s*\]\s*=|\.setdefault\(\s*['"]NCCL_IB_HCA['"]))");
+  static const RE2 assign(
+      R"(^\s*os\.environ(\[\s*['"]NCCL_IB_HCA['"]\s*\]\s*=|\.setdefault\(\s*['"]NCCL_IB_HCA['"]))",
+      latin1());
   auto lines = split_lines(text);
+  const auto blocks = generated_blocks(text);
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    std::string l(lines[i].text);
-    if (!std::regex_search(l, assign) || in_block(lines, i)) continue;
+    std::string_view l = lines[i].text;
+    if (!RE2::PartialMatch(piece(l), assign) || in_generated_block(blocks, i)) continue;
     std::string ind(leading_space(l));
     res.edits.push_back({lines[i].begin, lines[i].end,
                          ind + "pass  # firstfault: the NCCL_IB_HCA block sets this per rank: " +
                              std::string(trim(l))});
   }
-  std::stable_sort(res.edits.begin(), res.edits.end(),
-                   [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
+  sort_edits(res.edits);
   return res;
 }
 
@@ -166,23 +165,18 @@ GenResult python_env_edits(std::string_view text, const EnvList& env) {
   EnvList vars;
   BlockRange br;
   if (find_block(text, kEnvBlock, br)) {
-    static const std::regex kv(
-        R"re(os\.environ\["([A-Za-z_][A-Za-z0-9_]*)"\] = "((?:[^"\\]|\\.)*)")re");
-    std::string blk(text.substr(br.begin, br.end - br.begin));
-    for (std::sregex_iterator it(blk.begin(), blk.end(), kv), e; it != e; ++it) {
-      std::string v, raw = (*it)[2];
+    static const RE2 kv(R"re(os\.environ\["([A-Za-z_][A-Za-z0-9_]*)"\] = "((?:[^"\\]|\\.)*)")re",
+                        latin1());
+    re2::StringPiece blk = piece(text.substr(br.begin, br.end - br.begin));
+    std::string name, raw;
+    while (RE2::FindAndConsume(&blk, kv, &name, &raw)) {
+      std::string v;
       for (std::size_t i = 0; i < raw.size(); ++i)
         v += raw[i] == '\\' && i + 1 < raw.size() ? raw[++i] : raw[i];
-      vars.emplace_back((*it)[1], v);
+      vars.emplace_back(name, v);
     }
   }
-  for (const auto& [k, v] : env) {
-    auto it = std::find_if(vars.begin(), vars.end(), [&](const auto& p) { return p.first == k; });
-    if (it != vars.end())
-      it->second = v;
-    else
-      vars.emplace_back(k, v);
-  }
+  merge_env(vars, env);
   return python_block(text, kEnvBlock, [&](const std::string& ind, const std::string&) {
     std::string s = ind + "# Set by firstfault analyze --fix, before NCCL reads them.\n";
     for (const auto& [k, v] : vars) s += ind + "os.environ[\"" + k + "\"] = " + py_str(v) + "\n";

@@ -72,26 +72,6 @@ bool spawns_ranks(Launcher k) {
 }
 
 // Lines [first, last] covered by a generated block.
-std::vector<std::pair<std::size_t, std::size_t>> block_lines(std::string_view text) {
-  std::vector<std::pair<std::size_t, std::size_t>> out;
-  auto lines = split_lines(text);
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    auto t = trim(lines[i].text);
-    if (t.substr(0, 17) != "# >>> firstfault:") continue;
-    std::size_t j = i + 1;
-    while (j < lines.size() && trim(lines[j].text).substr(0, 17) != "# <<< firstfault:") ++j;
-    out.push_back({i, j});
-    i = j;
-  }
-  return out;
-}
-
-bool in_blocks(const std::vector<std::pair<std::size_t, std::size_t>>& bl, std::size_t line) {
-  for (auto [a, b] : bl)
-    if (line >= a && line <= b) return true;
-  return false;
-}
-
 // The end of `w` plus the blanks after it (for deleting a word).
 std::size_t after_blanks(std::string_view t, std::size_t p) {
   while (p < t.size() && (t[p] == ' ' || t[p] == '\t')) ++p;
@@ -129,20 +109,17 @@ std::size_t line_start(std::string_view text, std::size_t pos) {
   return pos;
 }
 
-void add(std::vector<TextEdit>& edits, std::string_view text, std::size_t b, std::size_t e,
-         std::string repl) {
-  if (text.substr(b, e - b) == repl) return;
-  edits.push_back({b, e, std::move(repl)});
-}
-
 // The first line a generated block can go after: past the shebang, the leading comments
-// (#SBATCH / #PBS headers) and `set -...` lines.
+// (#SBATCH / #PBS headers) and `set -...` lines, with the lines a backslash continues them
+// onto (a block between the two would end the command early).
 std::size_t header_end(std::string_view text) {
   auto lines = split_lines(text);
   std::size_t pos = 0;
+  bool continued = false;
   for (const auto& l : lines) {
     auto t = trim(l.text);
-    if (t.empty() || t[0] == '#' || t.substr(0, 4) == "set ") {
+    if (continued || t.empty() || t[0] == '#' || t.substr(0, 4) == "set ") {
+      continued = !t.empty() && t[0] != '#' && t.back() == '\\';
       pos = l.next;
       continue;
     }
@@ -236,7 +213,7 @@ ShellBindResult shell_binding_edits(std::string_view text, const BindingTable& b
   if (!b.usable()) return res;
   const std::string eol = line_ending(text);
   auto cmds = parse_shell(text);
-  auto blocks = block_lines(text);
+  const auto blocks = generated_blocks(text);
   const std::string wrap = "\"${FIRSTFAULT_BIND:-" + dq_escape(wrapper_ref) + "}\" ";
 
   // Launch lines and whether any of them starts all local ranks.
@@ -247,7 +224,7 @@ ShellBindResult shell_binding_edits(std::string_view text, const BindingTable& b
   std::vector<L> launches;
   bool spawning = false;
   for (const auto& c : cmds) {
-    if (in_blocks(blocks, c.first_line)) continue;
+    if (in_generated_block(blocks, c.first_line)) continue;
     auto ch = launch_chain(c);
     if (ch.empty() || ch.front().kind == Launcher::Docker) continue;
     for (const auto& s : ch) spawning |= spawns_ranks(s.kind);
@@ -264,7 +241,7 @@ ShellBindResult shell_binding_edits(std::string_view text, const BindingTable& b
 
   // Existing assignments.
   for (const auto& c : cmds) {
-    if (in_blocks(blocks, c.first_line)) continue;
+    if (in_generated_block(blocks, c.first_line)) continue;
     bool is_launch =
         std::any_of(launches.begin(), launches.end(), [&](const L& l) { return l.c == &c; });
     std::size_t k = standalone_assignment(c, "NCCL_IB_HCA");
@@ -272,18 +249,21 @@ ShellBindResult shell_binding_edits(std::string_view text, const BindingTable& b
       if (!spawning && !block_placed && c.first_line < first_launch->first_line &&
           c.first_line == c.last_line && c.indent == first_launch->indent &&
           c.words.size() == (c.words[0].value == "export" ? 2u : 1u)) {
-        // The per-rank block takes the assignment's place.
-        std::size_t ls = line_start(text, c.begin);
-        std::size_t le = std::min(text.size(), c.end + eol.size());
-        if (text.substr(c.end, eol.size()) != eol) le = c.end;
-        std::string blk = with_eol(shell_rank_block(b, c.indent, true), eol);
-        if (le == c.end) blk.resize(blk.size() - eol.size());
-        add(res.edits, text, ls, le, blk);
-        block_placed = true;
-        continue;
+        // The per-rank block takes the assignment's line, line end included whatever it
+        // is (a CRLF line in an LF file too: the block then ends the way a later run
+        // regenerates it). Only when nothing else follows on that line: what did would
+        // end up after the end marker, inside its comment.
+        std::size_t nl = text.find('\n', c.end);
+        std::size_t le = nl == std::string_view::npos ? text.size() : nl + 1;
+        if (trim(text.substr(c.end, (nl == std::string_view::npos ? le : nl) - c.end)).empty()) {
+          add_edit(res.edits, text, line_start(text, c.begin), le,
+                   with_eol(shell_rank_block(b, c.indent, true), eol));
+          block_placed = true;
+          continue;
+        }
       }
-      add(res.edits, text, c.words[k].begin, c.words[k].end,
-          "NCCL_IB_HCA=" + shell_quote(b.node_hca));
+      add_edit(res.edits, text, c.words[k].begin, c.words[k].end,
+               "NCCL_IB_HCA=" + shell_quote(b.node_hca));
       continue;
     }
     for (std::size_t i = 0; i < c.words.size(); ++i) {
@@ -292,9 +272,9 @@ ShellBindResult shell_binding_edits(std::string_view text, const BindingTable& b
       bool dash_x =
           i > 0 && c.words[i - 1].value == "-x" && w.value.substr(0, 12) == "NCCL_IB_HCA=";
       if (prefix && is_launch && !spawning) {
-        add(res.edits, text, w.begin, after_blanks(text, w.end), "");  // the block sets it
+        add_edit(res.edits, text, w.begin, after_blanks(text, w.end), "");  // the block sets it
       } else if (prefix || dash_x) {
-        add(res.edits, text, w.begin, w.end, "NCCL_IB_HCA=" + shell_quote(b.node_hca));
+        add_edit(res.edits, text, w.begin, w.end, "NCCL_IB_HCA=" + shell_quote(b.node_hca));
       } else if (w.value.substr(0, 9) == "--export=" &&
                  w.value.find("NCCL_IB_HCA=") != std::string::npos) {
         // srun --export=ALL,NCCL_IB_HCA=mlx5_1: drop the item (a comma list cannot carry
@@ -310,7 +290,7 @@ ShellBindResult shell_binding_edits(std::string_view text, const BindingTable& b
           pos = comma + 1;
         }
         if (outv.empty()) outv = "ALL";
-        add(res.edits, text, w.begin, w.end, "--export=" + shell_quote(outv));
+        add_edit(res.edits, text, w.begin, w.end, "--export=" + shell_quote(outv));
       }
     }
   }
@@ -356,7 +336,7 @@ ShellBindResult shell_binding_edits(std::string_view text, const BindingTable& b
       auto lines = split_lines(text);
       std::string ind(leading_space(lines[existing.first_line].text));
       blk = with_eol(shell_rank_block(b, ind, true), eol);
-      add(res.edits, text, existing.begin, existing.end, blk);
+      add_edit(res.edits, text, existing.begin, existing.end, blk);
     } else if (!block_placed) {
       std::size_t ls = line_start(text, c.begin);
       res.edits.push_back({ls, ls, blk});
@@ -373,8 +353,7 @@ ShellBindResult shell_binding_edits(std::string_view text, const BindingTable& b
       }
     }
   }
-  std::stable_sort(res.edits.begin(), res.edits.end(),
-                   [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
+  sort_edits(res.edits);
   return res;
 }
 
@@ -383,10 +362,10 @@ GenResult shell_env_edits(std::string_view text, const EnvList& env) {
   if (env.empty()) return res;
   const std::string eol = line_ending(text);
   auto cmds = parse_shell(text);
-  auto blocks = block_lines(text);
+  const auto blocks = generated_blocks(text);
   std::vector<std::pair<const ShellCommand*, std::vector<Stage>>> launches;
   for (const auto& c : cmds) {
-    if (in_blocks(blocks, c.first_line)) continue;
+    if (in_generated_block(blocks, c.first_line)) continue;
     auto ch = launch_chain(c);
     if (!ch.empty()) launches.push_back({&c, ch});
   }
@@ -406,7 +385,7 @@ GenResult shell_env_edits(std::string_view text, const EnvList& env) {
           std::string_view prev = c->words[i].value;
           if ((prev == "-x" || prev == "-e" || prev == "--env") &&
               (w.value == var || w.value.substr(0, pre.size()) == pre)) {
-            add(res.edits, text, w.begin, w.end, repl);
+            add_edit(res.edits, text, w.begin, w.end, repl);
             found = true;
           }
         }
@@ -420,16 +399,16 @@ GenResult shell_env_edits(std::string_view text, const EnvList& env) {
     }
     if (handled) continue;
     for (const auto& c : cmds) {
-      if (in_blocks(blocks, c.first_line)) continue;
+      if (in_generated_block(blocks, c.first_line)) continue;
       std::size_t k = standalone_assignment(c, var);
       if (k != std::string::npos) {
-        add(res.edits, text, c.words[k].begin, c.words[k].end, repl);
+        add_edit(res.edits, text, c.words[k].begin, c.words[k].end, repl);
         handled = true;
         continue;
       }
       for (std::size_t i = 0; i < command_word(c); ++i)
         if (c.words[i].value.substr(0, pre.size()) == pre) {
-          add(res.edits, text, c.words[i].begin, c.words[i].end, repl);
+          add_edit(res.edits, text, c.words[i].begin, c.words[i].end, repl);
           handled = true;
         }
     }
@@ -456,20 +435,14 @@ GenResult shell_env_edits(std::string_view text, const EnvList& env) {
     } else if (!launches.empty()) {
       ind = launches.front().first->indent;
     }
-    for (const auto& [k, v] : for_block) {
-      auto it = std::find_if(vars.begin(), vars.end(), [&](const auto& p) { return p.first == k; });
-      if (it != vars.end())
-        it->second = v;
-      else
-        vars.emplace_back(k, v);
-    }
+    merge_env(vars, for_block);
     std::string blk = ind + begin_marker(kEnvBlock) + "\n";
     blk += ind + "# Set by firstfault analyze --fix; see the diagnosis for why.\n";
     for (const auto& [k, v] : vars) blk += ind + "export " + k + "=" + shell_quote(v) + "\n";
     blk += ind + end_marker(kEnvBlock) + "\n";
     blk = with_eol(blk, eol);
     if (have_block) {
-      add(res.edits, text, existing.begin, existing.end, blk);
+      add_edit(res.edits, text, existing.begin, existing.end, blk);
     } else {
       std::size_t at =
           launches.empty() ? header_end(text) : line_start(text, launches.front().first->begin);
@@ -477,8 +450,7 @@ GenResult shell_env_edits(std::string_view text, const EnvList& env) {
       res.edits.push_back({at, at, blk});
     }
   }
-  std::stable_sort(res.edits.begin(), res.edits.end(),
-                   [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
+  sort_edits(res.edits);
   return res;
 }
 

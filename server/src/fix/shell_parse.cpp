@@ -416,6 +416,17 @@ std::vector<ShellCommand> parse_shell(std::string_view t) {
     }
     if (!c.words.empty()) out.push_back(std::move(c));
   }
+  // Line numbers from the byte offsets: the count kept while parsing misses newlines inside
+  // $( ) and after a backslash in double quotes, and an off-by-one there put later lines
+  // inside a generated block.
+  std::size_t pos = 0, ln = 0;
+  for (auto& c : out) {
+    ln += static_cast<std::size_t>(std::count(t.begin() + pos, t.begin() + c.begin, '\n'));
+    pos = c.begin;
+    c.first_line = ln;
+    c.last_line =
+        ln + static_cast<std::size_t>(std::count(t.begin() + c.begin, t.begin() + c.end, '\n'));
+  }
   return out;
 }
 

@@ -1,0 +1,3 @@
+#!/bn/bash
+set ¬-eexporhY_PATH \
+mpiexec.hydra

@@ -1,0 +1,3 @@
+#!/bin/bash
+# >>> firstfault: notes from last week
+export NCCL_DEBUG=WARN
