@@ -7,6 +7,7 @@
 #include "analysis/analyze.hpp"
 #include "cli/commands.hpp"
 #include "cli/input_files.hpp"
+#include "cli/keep_until_exit.hpp"
 #include "cli/rule_set.hpp"
 #include "cli/scan_inputs.hpp"
 #include "fix/fix_cli.hpp"
@@ -140,10 +141,12 @@ int run_analyze(const std::vector<std::string>& args) {
     auto j = report::to_json(loaded.catalog, result);
     if (mask) masker.mask(j);
     out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // bad UTF-8: U+FFFD
+    keep_until_exit(std::move(j));
   } else if (format == "sarif") {
     auto j = report::to_sarif(loaded.catalog, result);
     if (mask) masker.mask(j);
     out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // bad UTF-8: U+FFFD
+    keep_until_exit(std::move(j));
   } else {
     report::TextOptions to;
     to.color = color == "always" || (color == "auto" && ::isatty(STDOUT_FILENO));
@@ -152,6 +155,9 @@ int run_analyze(const std::vector<std::string>& args) {
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
+  keep_until_exit(std::move(out));
+  keep_until_exit(std::move(result));
+  keep_until_exit(std::move(loaded));
   return kExitOk;
 }
 
