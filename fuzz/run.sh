@@ -12,7 +12,7 @@ root=$PWD
 secs=${1:-20}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(analyze rule topology lsp_frames mask fix)
+[ ${#targets[@]} -eq 0 ] && targets=(analyze rule topology lsp_frames mask fix lsp_server)
 build=$root/build-fuzz
 jobs=${FF_FUZZ_JOBS:-2}
 command -v clang++ >/dev/null || { echo "fuzz/run.sh: clang++ not found (apt-get install clang libclang-rt-14-dev)" >&2; exit 2; }
@@ -50,6 +50,19 @@ seed() {  # seed TARGET DIR
         [ -f "$f" ] || continue
         for g in 0 1 2 3 4 5 6; do { printf "\\x0$g"; head -c 65536 "$f"; } >"$d/seed$i-$g"; done
         i=$((i + 1))
+      done ;;
+    lsp_server)  # the transcripts' messages, one body per line, files inlined (8 KB)
+      for f in tests/lsp/*.lsp; do
+        python3 -c "
+import json, re, sys
+out = []
+for line in open(sys.argv[1]):
+    if not line.startswith('send '):
+        continue
+    b = line[5:].strip().replace('\${ROOTURI}', 'file:///fuzz').replace('\${ROOT}', '/fuzz')
+    b = re.sub(r'@file\(([^)]*)\)', lambda m: json.dumps(open(m.group(1), errors='replace').read(8192)), b)
+    out.append(b)
+sys.stdout.write('\n'.join(out) + '\n')" "$f" >"$d/$(basename "$f")"
       done ;;
     lsp_frames)
       for f in tests/lsp/*.lsp; do

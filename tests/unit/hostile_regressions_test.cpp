@@ -26,6 +26,9 @@
 #define LLVMFuzzerTestOneInput ff_fuzz_fix
 #include "../../fuzz/fuzz_fix.cpp"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput ff_fuzz_lsp_server
+#include "../../fuzz/fuzz_lsp_server.cpp"
+#undef LLVMFuzzerTestOneInput
 
 namespace {
 
@@ -54,6 +57,8 @@ TEST_CASE("hostile: fuzz regressions replay without a crash", "[hostile]") {
   replay("lsp_frames", ff_fuzz_lsp_frames);
   replay("mask", ff_fuzz_mask);
   CHECK(replay("fix", ff_fuzz_fix) >= 2);  // an export block lost to a word at line start
+  // A server destroyed while its analysis ran posted the result through a null scheduler.
+  CHECK(replay("lsp_server", ff_fuzz_lsp_server) >= 1);
   // The seeds of each target are valid inputs too: one of each, quickly.
   std::string smi = "\x00\tGPU0\tGPU1\nGPU0\t X \tNV4\nGPU1\tNV4\t X \n";
   CHECK(ff_fuzz_topology(reinterpret_cast<const std::uint8_t*>(smi.data()), smi.size()) == 0);

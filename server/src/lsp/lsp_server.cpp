@@ -103,6 +103,7 @@ LspServer::~LspServer() {
     done.set_value();
   });
   done.get_future().wait_for(std::chrono::seconds(1));
+  scheduler_->shutdown();  // a running analysis posts its result through scheduler_
   scheduler_.reset();
 }
 
@@ -204,6 +205,7 @@ int LspServer::on_eof() {
 // Protocol thread: dispatch
 
 void LspServer::handle(json msg) {
+  if (exited_) return;  // after "exit" nothing is answered (the process is normally gone)
   std::string method = msg["method"];
   // Moved, not copied: a didOpen's params hold the whole document.
   json params = msg.contains("params") ? std::move(msg["params"]) : json::object();
@@ -266,6 +268,7 @@ void LspServer::handle_notification(const std::string& method, json& params) {
     int code = exit_code();
     spdlog::info("exit (code {})", code);
     spdlog::default_logger()->flush();
+    if (options_.exit_process) return options_.exit_process(code);
     ::_exit(code);
   }
   if (!initialized_) return;  // notifications before initialize are dropped (spec)

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -44,6 +45,10 @@ struct ServerOptions {
   // Offers the per-rank NCCL_IB_HCA binding as a code action (the fix engine's, set by
   // the CLI); none: the action is not offered.
   std::shared_ptr<BindingEditProvider> binding;
+  // What the "exit" notification does once the server has flushed its log: by default it
+  // ends the process at once (::_exit: worker threads may be mid-analysis). A host that
+  // embeds the server (the fuzzer) keeps the process; the server then drops what follows.
+  std::function<void(int code)> exit_process;
 };
 
 inline constexpr std::size_t kPrepareBodyBytes = std::size_t{1} << 20;

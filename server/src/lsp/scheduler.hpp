@@ -20,7 +20,11 @@ class Scheduler {
   Scheduler() : work_(boost::asio::make_work_guard(io_)), pool_(1) {
     thread_ = std::thread([this] { io_.run(); });
   }
-  ~Scheduler() {
+  ~Scheduler() { shutdown(); }
+  // Stops the protocol thread, then waits for the analysis thread's current job. That job
+  // may still post() to the protocol thread: the post is accepted and never runs, so the
+  // scheduler must still exist while it finishes (call this before destroying it).
+  void shutdown() {
     work_.reset();
     io_.stop();
     if (thread_.joinable()) thread_.join();
