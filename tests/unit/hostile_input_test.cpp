@@ -139,7 +139,7 @@ TEST_CASE("hostile: a mapped file truncated while it is read is a warning, not S
   REQUIRE(cli::open_inputs({path, path}, again, err));
   REQUIRE(::truncate(path.c_str(), 0) == 0);
   cli::ScanOptions so;
-  so.threads = 2;
+  so.pieces.threads = 2;
   auto a = cli::analyze_inputs(catalog(), again, so);
   CHECK(again[0].truncated());
   CHECK(a.files.size() == 2);

@@ -64,8 +64,8 @@ analysis::Analysis analyze(const std::vector<std::string>& paths, unsigned threa
   cli::InputError err;
   REQUIRE(cli::open_inputs(paths, inputs, err));
   cli::ScanOptions so;
-  so.threads = threads;
-  so.window = window;
+  so.pieces.threads = threads;
+  so.pieces.max_piece = window;
   so.strategy = analysis::ScanStrategy::kPrefilter;
   return cli::analyze_inputs(catalog(), inputs, so);
 }

@@ -104,7 +104,7 @@ int run_analyze(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   ScanOptions so;
-  so.threads = threads;
+  so.pieces.threads = threads;
   if (strategy == "every-line") so.strategy = analysis::ScanStrategy::kEveryLine;
   else if (strategy == "prefilter") so.strategy = analysis::ScanStrategy::kPrefilter;
   else if (strategy != "auto") {

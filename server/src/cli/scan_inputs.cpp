@@ -1,7 +1,5 @@
 #include "cli/scan_inputs.hpp"
 
-#include "parallel/parallel_scan.hpp"
-
 namespace ff::cli {
 
 analysis::Analysis analyze_inputs(const analysis::Catalog& catalog,
@@ -18,7 +16,7 @@ analysis::Analysis analyze_inputs(const analysis::Catalog& catalog,
   }
   analysis::ScanState job;
   job.reset(catalog);
-  auto lines = parallel::scan(catalog, sources, job, {options.threads, options.window});
+  auto lines = parallel::scan(catalog, sources, job, options.pieces);
   std::vector<analysis::FileSummary> files(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i)
     files[i] = {inputs[i].name(), lines[i], inputs[i].text().size()};

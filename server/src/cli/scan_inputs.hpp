@@ -9,12 +9,12 @@
 
 #include "analysis/diagnosis.hpp"
 #include "cli/input_files.hpp"
+#include "parallel/parallel_scan.hpp"
 
 namespace ff::cli {
 
 struct ScanOptions {
-  unsigned threads = 0;                      // 0: one per core
-  std::size_t window = std::size_t{16} << 20;  // bytes per unit of work
+  parallel::ScanOptions pieces;  // threads, and the most bytes of a unit of work
   analysis::ScanStrategy strategy = analysis::ScanStrategy::kAuto;
 };
 
