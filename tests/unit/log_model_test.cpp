@@ -122,6 +122,23 @@ TEST_CASE("counting line ends agrees with splitting, at every alignment", "[log-
     INFO("round " << round << " from " << from << " to " << to);
     CHECK(count_line_ends(text, from, to) == expected);
     CHECK(count_lines(part) == split(part).size());
+    // Line starts after `from`: where each line LineCursor finds in the rest begins, but
+    // the first, and an empty one made by a final terminator is never reported twice.
+    {
+      std::vector<std::size_t> starts, expected_starts;
+      append_line_starts(text, from, starts);
+      LineCursor cur(std::string_view(text).substr(from), 0, from);
+      LineSpan sp;
+      bool first = true;
+      while (cur.next(sp)) {
+        if (!first) expected_starts.push_back(sp.begin);
+        first = false;
+      }
+      if (from < len && (text.back() == '\n' || text.back() == '\r'))
+        expected_starts.push_back(len);
+      CHECK(starts == expected_starts);
+      CHECK(starts.size() == count_line_ends(text, from, len));
+    }
     // The start of the line a position belongs to: one past the nearest terminator before.
     std::size_t e = len ? rnd() % (len + 1) : 0;
     std::size_t b = e;

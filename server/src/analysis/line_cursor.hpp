@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <vector>
 
 namespace ff::analysis {
 
@@ -98,6 +99,13 @@ inline LineBounds line_bounds(std::string_view text, std::size_t q) {
 // `to` must not split a "\r\n". Vectorised where the CPU allows (line_count.cpp): the scan
 // counts every line it jumps over, so this runs over every byte of a log.
 std::size_t count_line_ends(std::string_view text, std::size_t from, std::size_t to);
+
+// Appends to `starts` the start of every line that a terminator in [from, end of text)
+// begins: after "\n", after a lone "\r", after "\r\n" (once). A "\n" at `from` is taken
+// as a terminator of its own, so `from` must not split a "\r\n". The same definition of a
+// line end as count_line_ends, with the same vectorised search (the language server's line
+// index is built from it: 1.3 million lines in a 100 MB document).
+void append_line_starts(std::string_view text, std::size_t from, std::vector<std::size_t>& starts);
 
 // The number of lines LineCursor yields for `text`.
 inline std::size_t count_lines(std::string_view text) {

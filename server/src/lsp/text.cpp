@@ -1,9 +1,8 @@
 #include "lsp/text.hpp"
 
 #include <algorithm>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
+
+#include "analysis/line_cursor.hpp"
 
 namespace ff::lsp {
 
@@ -81,34 +80,7 @@ void LineIndex::extend(std::string_view text) {
 }
 
 void LineIndex::index_from(std::string_view text, std::size_t from) {
-  const char* p = text.data();
-  const std::size_t n = text.size();
-  std::size_t skip = from;  // a "\n" before this was the second byte of a "\r\n"
-  auto terminator = [&](std::size_t i) {
-    if (i < skip) return;
-    if (p[i] == '\r' && i + 1 < n && p[i + 1] == '\n') {
-      starts_.push_back(i + 2);
-      skip = i + 2;
-    } else {
-      starts_.push_back(i + 1);
-    }
-  };
-  std::size_t i = from;
-#ifdef __SSE2__
-  // 64 bytes a step, one mask for the block: a 100 MB log is indexed in a few milliseconds.
-  const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
-  auto hits = [&](std::size_t at) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + at));
-    return static_cast<std::uint64_t>(static_cast<unsigned>(
-        _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, cr)))));
-  };
-  for (; i + 64 <= n; i += 64) {
-    std::uint64_t mask = hits(i) | hits(i + 16) << 16 | hits(i + 32) << 32 | hits(i + 48) << 48;
-    for (; mask; mask &= mask - 1) terminator(i + static_cast<std::size_t>(__builtin_ctzll(mask)));
-  }
-#endif
-  for (; i < n; ++i)
-    if (p[i] == '\n' || p[i] == '\r') terminator(i);
+  analysis::append_line_starts(text, from, starts_);
 }
 
 std::size_t LineIndex::line_start(std::size_t n) const {
