@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "analysis/cpu_features.hpp"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -59,10 +61,6 @@ __attribute__((target("avx2"))) std::size_t find_control_avx2(std::string_view t
   return find_control_scalar(text, i, to);
 }
 
-bool has_avx2() {
-  static const bool yes = __builtin_cpu_supports("avx2");
-  return yes;
-}
 #endif
 
 }  // namespace
@@ -71,7 +69,7 @@ std::size_t find_control_byte(std::string_view text, std::size_t from, std::size
   to = std::min(to, text.size());
   if (from >= to) return to;
 #if defined(__x86_64__)
-  if (has_avx2()) return find_control_avx2(text, from, to);
+  if (cpu_has_avx2()) return find_control_avx2(text, from, to);
 #endif
   return find_control_scalar(text, from, to);
 }

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "analysis/cpu_features.hpp"
 #include "analysis/line_cursor.hpp"
 
 #if defined(__x86_64__)
@@ -87,10 +88,6 @@ __attribute__((target("avx2"))) void starts_avx2(std::string_view text, std::siz
   starts_scalar(text, i, skip, starts);
 }
 
-bool has_avx2() {
-  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
-  return yes;
-}
 #endif
 
 }  // namespace
@@ -99,7 +96,7 @@ std::size_t count_line_ends(std::string_view text, std::size_t from, std::size_t
   to = std::min(to, text.size());
   if (from >= to) return 0;
 #if defined(__x86_64__)
-  if (has_avx2()) return count_avx2(text, from, to);
+  if (cpu_has_avx2()) return count_avx2(text, from, to);
 #endif
   return count_scalar(text, from, to);
 }
@@ -107,7 +104,7 @@ std::size_t count_line_ends(std::string_view text, std::size_t from, std::size_t
 void append_line_starts(std::string_view text, std::size_t from, std::vector<std::size_t>& starts) {
   std::size_t skip = from;
 #if defined(__x86_64__)
-  if (has_avx2()) return starts_avx2(text, from, skip, starts);
+  if (cpu_has_avx2()) return starts_avx2(text, from, skip, starts);
 #endif
   starts_scalar(text, from, skip, starts);
 }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "analysis/latin1_options.hpp"
 #include "analysis/lazy_regex.hpp"
 
 namespace ff::analysis {
@@ -15,15 +16,8 @@ namespace ff::analysis {
 namespace {
 
 // Prefix patterns are compiled once and only ever run on lines that matched a rule, so
-// clarity wins over hand-written scanning here.
-// Latin-1 so that invalid UTF-8 in a log (binary garbage, a truncated multi-byte character)
-// still matches byte-wise instead of failing the whole prefix.
-RE2::Options latin1() {
-  RE2::Options o;
-  o.set_encoding(RE2::Options::EncodingLatin1);
-  o.set_log_errors(false);
-  return o;
-}
+// clarity wins over hand-written scanning here. Latin-1 (latin1_options), so that invalid
+// UTF-8 in a log still matches byte-wise instead of failing the whole prefix.
 
 // Every prefix pattern, anchored at the start of what is left of the line.
 enum Kind : unsigned {
@@ -59,17 +53,17 @@ struct Prefixes {
   // compiling all of them).
   std::unique_ptr<LazyRegex> by_kind[kKinds];
   const RE2& re(Kind k) const { return by_kind[k]->get(); }
-  RE2 ipv4{R"(^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$)", latin1()};
-  RE2 nccl_test_msg{R"(^(?:Test (?:NCCL |CUDA )?failure|\.\. ))", latin1()};
+  RE2 ipv4{R"(^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$)", latin1_options()};
+  RE2 nccl_test_msg{R"(^(?:Test (?:NCCL |CUDA )?failure|\.\. ))", latin1_options()};
   // Which prefixes can start the rest of a line, in one DFA pass: the peeling loop below
   // tries up to sixteen patterns with captures per round, and most fail; only those the
   // set names are tried.
-  RE2::Set starts{latin1(), RE2::ANCHOR_START};
+  RE2::Set starts{latin1_options(), RE2::ANCHOR_START};
   bool starts_ok = false;
 
   Prefixes() {
     for (unsigned k = 0; k < kKinds; ++k)
-      by_kind[k] = std::make_unique<LazyRegex>(kPatterns[k], latin1(), nullptr);
+      by_kind[k] = std::make_unique<LazyRegex>(kPatterns[k], latin1_options(), nullptr);
     bool ok = true;
     for (unsigned k = 0; k < kKinds; ++k) ok = ok && starts.Add(kPatterns[k], nullptr) == static_cast<int>(k);
     starts_ok = ok && starts.Compile();

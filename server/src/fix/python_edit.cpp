@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "analysis/latin1_options.hpp"
 #include "fix/generators.hpp"
 
 namespace ff::fix {
@@ -12,12 +13,7 @@ namespace {
 // RE2, as everywhere else: a launch file is input like any other, and std::regex recurses
 // once per character, so one long line in a script (a 100 KB quoted value) overflowed the
 // stack.
-RE2::Options latin1() {
-  RE2::Options o;
-  o.set_encoding(RE2::Options::EncodingLatin1);
-  o.set_log_errors(false);
-  return o;
-}
+using analysis::latin1_options;
 
 re2::StringPiece piece(std::string_view s) {
   return {s.data(), s.size()};
@@ -47,7 +43,7 @@ std::size_t init_line(const std::vector<Line>& lines) {
 }
 
 bool has_import_os(const std::vector<Line>& lines) {
-  static const RE2 re(R"(import\s+(.*,\s*)?os\s*(,.*)?(#.*)?)", latin1());
+  static const RE2 re(R"(import\s+(.*,\s*)?os\s*(,.*)?(#.*)?)", latin1_options());
   for (const auto& l : lines)
     if (leading_space(l.text).empty() && RE2::FullMatch(piece(trim(l.text)), re)) return true;
   return false;
@@ -144,7 +140,7 @@ GenResult python_binding_edits(std::string_view text, const BindingTable& b) {
   // Other assignments of NCCL_IB_HCA would fight the block.
   static const RE2 assign(
       R"(^\s*os\.environ(\[\s*['"]NCCL_IB_HCA['"]\s*\]\s*=|\.setdefault\(\s*['"]NCCL_IB_HCA['"]))",
-      latin1());
+      latin1_options());
   auto lines = split_lines(text);
   const auto blocks = generated_blocks(text);
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -166,7 +162,7 @@ GenResult python_env_edits(std::string_view text, const EnvList& env) {
   BlockRange br;
   if (find_block(text, kEnvBlock, br)) {
     static const RE2 kv(R"re(os\.environ\["([A-Za-z_][A-Za-z0-9_]*)"\] = "((?:[^"\\]|\\.)*)")re",
-                        latin1());
+                        latin1_options());
     re2::StringPiece blk = piece(text.substr(br.begin, br.end - br.begin));
     std::string name, raw;
     while (RE2::FindAndConsume(&blk, kv, &name, &raw)) {
