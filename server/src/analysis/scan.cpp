@@ -198,20 +198,21 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
       }
       ids.clear();
     };
-    // Makes `lb` the current line, counting the lines jumped over.
-    auto enter = [&](const LineBounds& lb) {
+    // Makes `lb` the current line, counting the lines jumped over; `has_control`: it holds a
+    // control byte (it is cleaned and prefiltered again when flushed).
+    auto enter = [&](const LineBounds& lb, bool has_control) {
       cur.number += count_line_ends(text, cur.begin - base, lb.begin);
       cur.begin = base + lb.begin;
       cur.text = text.substr(lb.begin, lb.end - lb.begin);
       cur_next = base + lb.next;
       searched = lb.next;
       pending = true;
-      if (find_control_byte(text, lb.begin, lb.end) < lb.end) ids.push_back(marker);
+      if (has_control) ids.push_back(marker);
     };
     // Lines before relative offset `until` with control bytes and no match.
     auto control_lines_before = [&](std::size_t until) {
       for (std::size_t c; (c = find_control_byte(text, searched, until)) < until;) {
-        enter(line_bounds(text, c));
+        enter(line_bounds(text, c), true);
         flush();
       }
     };
@@ -223,7 +224,7 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
         flush();
         LineBounds lb = line_bounds(text, q);
         control_lines_before(lb.begin);
-        enter(lb);
+        enter(lb, find_control_byte(text, lb.begin, lb.end) < lb.end);
       }
       ids.push_back(static_cast<int>(id));
     });

@@ -71,7 +71,6 @@ bool spawns_ranks(Launcher k) {
          k == Launcher::Deepspeed;
 }
 
-// Lines [first, last] covered by a generated block.
 // The end of `w` plus the blanks after it (for deleting a word).
 std::size_t after_blanks(std::string_view t, std::size_t p) {
   while (p < t.size() && (t[p] == ' ' || t[p] == '\t')) ++p;
@@ -253,9 +252,9 @@ ShellBindResult shell_binding_edits(std::string_view text, const BindingTable& b
         // is (a CRLF line in an LF file too: the block then ends the way a later run
         // regenerates it). Only when nothing else follows on that line: what did would
         // end up after the end marker, inside its comment.
-        std::size_t nl = text.find('\n', c.end);
-        std::size_t le = nl == std::string_view::npos ? text.size() : nl + 1;
-        if (trim(text.substr(c.end, (nl == std::string_view::npos ? le : nl) - c.end)).empty()) {
+        std::size_t nl = std::min(text.find('\n', c.end), text.size());
+        std::size_t le = nl < text.size() ? nl + 1 : nl;
+        if (trim(text.substr(c.end, nl - c.end)).empty()) {
           add_edit(res.edits, text, line_start(text, c.begin), le,
                    with_eol(shell_rank_block(b, c.indent, true), eol));
           block_placed = true;

@@ -295,7 +295,7 @@ std::string shell_quote(std::string_view v) {
 
 std::vector<ShellCommand> parse_shell(std::string_view t) {
   std::vector<ShellCommand> out;
-  std::size_t i = 0, line = 0;
+  std::size_t i = 0;
   std::string heredoc;  // delimiter we are skipping to
   bool heredoc_tabs = false;
   while (i < t.size()) {
@@ -308,12 +308,10 @@ std::vector<ShellCommand> parse_shell(std::string_view t) {
         while (!l.empty() && l.front() == '\t') l.remove_prefix(1);
       if (l == heredoc) heredoc.clear();
       i = nl == std::string_view::npos ? t.size() : nl + 1;
-      ++line;
       continue;
     }
     ShellCommand c;
     c.begin = i;
-    c.first_line = line;
     std::size_t ls = i;
     while (ls < t.size() && blank(t[ls])) ++ls;
     c.indent = std::string(t.substr(i, ls - i));
@@ -326,7 +324,6 @@ std::vector<ShellCommand> parse_shell(std::string_view t) {
       if (ch == '\\' && p + 1 < t.size() &&
           (t[p + 1] == '\n' || (t[p + 1] == '\r' && p + 2 < t.size() && t[p + 2] == '\n'))) {
         p += t[p + 1] == '\n' ? 2 : 3;
-        ++line;
         continue;
       }
       if (ch == '\n') {
@@ -361,13 +358,10 @@ std::vector<ShellCommand> parse_shell(std::string_view t) {
           p += 2;
         } else if (d == '\'') {
           std::size_t q = t.find('\'', p + 1);
-          for (std::size_t k = p; k < (q == std::string_view::npos ? t.size() : q); ++k)
-            if (t[k] == '\n') ++line;
           p = q == std::string_view::npos ? t.size() : q + 1;
         } else if (d == '"') {
           std::size_t k = p + 1;
           while (k < t.size() && t[k] != '"') {
-            if (t[k] == '\n') ++line;
             if (t[k] == '\\')
               ++k;
             else if (t[k] == '$' && k + 1 < t.size() && t[k + 1] == '(')
@@ -392,8 +386,6 @@ std::vector<ShellCommand> parse_shell(std::string_view t) {
       c.end = t.size(), i = t.size();
     else
       i = p;
-    c.last_line = line;
-    if (done) ++line;
     // Heredoc: "<<EOF", "<<-'EOF'", "<< EOF".
     for (std::size_t k = 0; k < all_words.size() && pending_heredocs.size(); ++k) {
       const std::string& v = all_words[k].value;
@@ -416,9 +408,9 @@ std::vector<ShellCommand> parse_shell(std::string_view t) {
     }
     if (!c.words.empty()) out.push_back(std::move(c));
   }
-  // Line numbers from the byte offsets: the count kept while parsing misses newlines inside
-  // $( ) and after a backslash in double quotes, and an off-by-one there put later lines
-  // inside a generated block.
+  // Line numbers from the byte offsets, not counted while parsing: that count missed
+  // newlines inside $( ) and after a backslash in double quotes, and an off-by-one there put
+  // later lines inside a generated block.
   std::size_t pos = 0, ln = 0;
   for (auto& c : out) {
     ln += static_cast<std::size_t>(std::count(t.begin() + pos, t.begin() + c.begin, '\n'));
