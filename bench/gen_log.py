@@ -5,10 +5,11 @@ NCCL INFO noise of every subsystem, training-loop prints, Python warnings, tqdm 
 redrawn with carriage returns, ANSI colour, several hosts interleaved, and one injected
 failure (a GPU out-of-memory on one rank, at a random point past the middle) with its
 collateral spread over the other ranks: watchdog timeouts, service-thread closures,
-torchrun tearing the job down.
+torchrun tearing the job down. With --healthy nothing is injected: the log of a job that
+ran fine (the healthy set in tests/healthy uses a few such logs).
 
-usage: gen_log.py SIZE_MB OUT [--seed N] [--ranks N]
-Prints the injected rank and line number as JSON on stdout.
+usage: gen_log.py SIZE_MB OUT [--seed N] [--ranks N] [--healthy]
+Prints the injected rank and line number as JSON on stdout (null with --healthy).
 """
 import argparse
 import json
@@ -52,6 +53,7 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--ranks", type=int, default=64)
+    ap.add_argument("--healthy", action="store_true", help="inject no failure")
     args = ap.parse_args()
     rnd = random.Random(args.seed)
     target = int(args.size_mb * 1024 * 1024)
@@ -78,7 +80,7 @@ def main():
         host = hosts[r // 8]
         pid = 10000 + r
         kind = rnd.random()
-        if injected_line is None and written >= inject_at:
+        if not args.healthy and injected_line is None and written >= inject_at:
             emit("[rank%d]:Traceback (most recent call last):" % victim)
             emit('[rank%d]:  File "/workspace/train.py", line 231, in <module>' % victim)
             emit("[rank%d]:    loss.backward()" % victim)
@@ -113,7 +115,7 @@ def main():
         else:
             emit("[2024-11-26 02:%02d:%02d,%03d] [INFO] [rank %d] step %d throughput %.1f samples/s" % (rnd.randrange(60), rnd.randrange(60), rnd.randrange(1000), r, step, 100 + rnd.random() * 20))
     out.close()
-    json.dump({"rank": victim, "line": injected_line, "bytes": written}, sys.stdout)
+    json.dump({"rank": None if args.healthy else victim, "line": injected_line, "bytes": written}, sys.stdout)
     print()
 
 

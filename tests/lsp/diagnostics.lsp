@@ -6,19 +6,19 @@ send {"jsonrpc":"2.0","method":"initialized","params":{}}
 send {"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"${ROOTURI}/tests/corpus/funasr-2006/log.txt","languageId":"plaintext","version":7,"text":@file(tests/corpus/funasr-2006/log.txt)}}}
 expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${ROOTURI}/tests/corpus/funasr-2006/log.txt","version":7,"diagnostics":[
   {"severity":1,"code":"cuda-out-of-memory","source":"firstfault","message":"re:^Root cause \\(rank 2\\): CUDA out of memory",
-   "range":{"start":{"line":0,"character":9},"end":{"line":0,"character":56}},
+   "range":{"start":{"line":0,"character":38},"end":{"line":0,"character":86}},
    "codeDescription":{"href":"file://${ROOT}/docs/catalog.md#cuda-out-of-memory"},
    "data":{"rule":"cuda-out-of-memory","category":"gpu-oom","role":"initiating","env":{"PYTORCH_CUDA_ALLOC_CONF":"expandable_segments:True"}},
    "relatedInformation":[{"location":{"uri":"${ROOTURI}/tests/corpus/funasr-2006/log.txt","range":{"start":{"line":5}}},"message":"re:collateral \\(rank 5\\)"}]},
   {"severity":3,"range":{"start":{"line":1}}},
   {"severity":3,"range":{"start":{"line":5}},"message":"re:^Consequence of the root cause at log.txt:1",
-   "relatedInformation":[{"location":{"range":{"start":{"line":0,"character":9}}},"message":"re:root cause"}]}]}}
+   "relatedInformation":[{"location":{"range":{"start":{"line":0,"character":38}}},"message":"re:root cause"}]}]}}
 last-publish ${ROOTURI}/tests/corpus/funasr-2006/log.txt {"params":{"diagnostics":{"$len":6}}}
 # Pull: the same, as a full report.
 send {"jsonrpc":"2.0","id":2,"method":"textDocument/diagnostic","params":{"textDocument":{"uri":"${ROOTURI}/tests/corpus/funasr-2006/log.txt"}}}
 expect {"id":2,"result":{"kind":"full","items":[{"severity":1,"code":"cuda-out-of-memory"},{"severity":3,"code":"*"}]}}
 # Hover on the flagged line: meaning, checks ticked, fix, verification.
-send {"jsonrpc":"2.0","id":3,"method":"textDocument/hover","params":{"textDocument":{"uri":"${ROOTURI}/tests/corpus/funasr-2006/log.txt"},"position":{"line":0,"character":30}}}
+send {"jsonrpc":"2.0","id":3,"method":"textDocument/hover","params":{"textDocument":{"uri":"${ROOTURI}/tests/corpus/funasr-2006/log.txt"},"position":{"line":0,"character":50}}}
 expect {"id":3,"result":{"contents":{"kind":"markdown","value":"re:CUDA out of memory on one rank.*- \\[x\\] The message shows reserved-but-unallocated.*- \\[ \\] Memory use of this rank grows.*export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.*nvidia-smi --query-gpu"},"range":{"start":{"line":0}}}}
 # Hover on an unflagged position of a log line that has nothing: null.
 send {"jsonrpc":"2.0","id":4,"method":"textDocument/hover","params":{"textDocument":{"uri":"${ROOTURI}/tests/corpus/funasr-2006/log.txt"},"position":{"line":999,"character":999}}}

@@ -3,10 +3,10 @@
 send {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{"general":{"positionEncodings":["utf-16"]}}}}
 expect {"id":1,"result":{"capabilities":{"positionEncoding":"utf-16"}}}
 send {"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///tmp/u.log","languageId":"log","version":1,"text":"[rank2]: 日本😀 torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"}}}
-expect {"method":"textDocument/publishDiagnostics","params":{"version":1,"diagnostics":[{"severity":1,"range":{"start":{"line":0,"character":14},"end":{"line":0,"character":61}}}]}}
+expect {"method":"textDocument/publishDiagnostics","params":{"version":1,"diagnostics":[{"severity":1,"range":{"start":{"line":0,"character":43},"end":{"line":0,"character":89}}}]}}
 # Insert two characters just before the match, at UTF-16 column 14.
 send {"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///tmp/u.log","version":2},"contentChanges":[{"range":{"start":{"line":0,"character":14},"end":{"line":0,"character":14}},"text":"ÄÖ"}]}}
-expect {"method":"textDocument/publishDiagnostics","params":{"version":2,"diagnostics":[{"severity":1,"range":{"start":{"line":0,"character":16},"end":{"line":0,"character":63}}}]}}
+expect {"method":"textDocument/publishDiagnostics","params":{"version":2,"diagnostics":[{"severity":1,"range":{"start":{"line":0,"character":45},"end":{"line":0,"character":91}}}]}}
 # A shell script: hover on an NCCL variable after non-ASCII text.
 send {"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///tmp/run.sh","languageId":"shellscript","version":1,"text":"# 日本😀 NCCL_IB_HCA=mlx5\n"}}}
 send {"jsonrpc":"2.0","id":2,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///tmp/run.sh"},"position":{"line":0,"character":10}}}

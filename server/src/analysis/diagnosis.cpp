@@ -1,11 +1,14 @@
 #include "analysis/diagnosis.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <map>
 #include <optional>
 #include <set>
+
+#include "analysis/exit_status.hpp"
 
 namespace ff::analysis {
 
@@ -19,6 +22,8 @@ constexpr double kMismatchScore = 0.7;
 // torchelastic's own "Root Cause (first observed failure)" record is strong evidence.
 constexpr double kRootCauseRecordBonus = 0.1;
 constexpr double kTie = 1e-9;
+// A failed exit without a signal is an error line, and the least specific one.
+constexpr double kFailedExitWeight = 0.15;
 
 bool comparable_times(const Event& a, const Event& b) {
   if (a.source.time_kind == TimeKind::kNone || a.source.time_kind != b.source.time_kind)
@@ -30,7 +35,8 @@ bool comparable_times(const Event& a, const Event& b) {
 // Log order is not time order: a merged log often prints a victim before the cause. Use
 // timestamps when both lines have comparable ones, file and line order otherwise.
 bool happened_before(const Event& a, const Event& b) {
-  if (comparable_times(a, b) && a.source.time != b.source.time) return a.source.time < b.source.time;
+  if (comparable_times(a, b) && a.source.time != b.source.time)
+    return a.source.time < b.source.time;
   if (a.file != b.file) return a.file < b.file;
   return a.line < b.line;
 }
@@ -65,9 +71,8 @@ std::optional<CrossRankFinding> compare_across_ranks(const std::vector<Event>& e
                                                      const CrossRank& spec) {
   // First event per participant, in time order.
   std::vector<std::size_t> sorted = of_rule;
-  std::sort(sorted.begin(), sorted.end(), [&](std::size_t a, std::size_t b) {
-    return happened_before(events[a], events[b]);
-  });
+  std::sort(sorted.begin(), sorted.end(),
+            [&](std::size_t a, std::size_t b) { return happened_before(events[a], events[b]); });
   std::map<std::string, std::size_t> first;
   std::vector<std::size_t> members;
   for (std::size_t i : sorted) {
@@ -117,8 +122,112 @@ struct Hypothesis {
   bool from_symptoms = false;
 };
 
-double event_weight(const Rule& r, const Event& e) {
-  return r.weight + (e.in_root_cause_record ? kRootCauseRecordBonus : 0);
+// What one event says, once its rule and captures are read: most events say what their
+// rule says; an exit-status event says what its decoded ending implies.
+struct Reading {
+  std::string category;
+  Role role = Role::kContext;
+  bool summary = false;  // a launcher's account of how a rank ended, not the fault itself
+  std::string meaning;   // for summaries: "crashed with SIGSEGV"
+};
+
+bool retries_exhausted(const Event& e) {
+  auto attempt = numeric(e.capture("attempt")), attempts = numeric(e.capture("attempts"));
+  return attempt && attempts && *attempts > 0 && *attempt >= *attempts;
+}
+
+std::vector<Reading> read_events(const std::vector<Rule>& rules, const std::vector<Event>& events) {
+  // The OOM killer's and shared memory's own lines decide what a SIGKILL or SIGBUS means.
+  bool oom = false, shm = false;
+  for (const auto& e : events) {
+    const Rule& r = rules[e.rule];
+    if (r.decode != Decode::kNone || r.role != Role::kCause) continue;
+    oom = oom || r.category == "host-oom";
+    shm = shm || r.category == "shm";
+  }
+  std::vector<Reading> out;
+  out.reserve(events.size());
+  for (const auto& e : events) {
+    const Rule& r = rules[e.rule];
+    Reading reading{r.category, r.benign ? Role::kContext : r.role, false, {}};
+    if (r.decode == Decode::kExitStatus && !r.benign) {
+      auto status =
+          decode_exit_status(e.capture("signal"), e.capture("returncode"), e.capture("exitcode"));
+      if (!status) {
+        reading.role = Role::kFallback;  // a failed end we cannot decode is still an error line
+      } else {
+        ExitReading x = read_exit_status(*status, oom, shm);
+        if (x.category.empty()) {
+          reading.role = Role::kContext;  // exit 0: a clean end
+        } else {
+          reading.category = x.category;
+          reading.role = x.role;
+          reading.meaning = x.meaning;
+        }
+      }
+      reading.summary = true;
+    }
+    // "retrying (34/34)": the last try of a retry loop failing is the failure itself; the
+    // tries before it are only its symptoms.
+    if (reading.role == Role::kSymptom && retries_exhausted(e)) reading.role = Role::kCause;
+    out.push_back(std::move(reading));
+  }
+  return out;
+}
+
+// A line with its variable parts masked (numbers, hex values, addresses), so that the same
+// message from two ranks compares equal.
+std::string line_template(const Event& e) {
+  std::string_view body = std::string_view(e.text).substr(std::min(e.source.body, e.text.size()));
+  std::string t;
+  t.reserve(body.size());
+  for (std::size_t i = 0; i < body.size();) {
+    unsigned char c = static_cast<unsigned char>(body[i]);
+    if (std::isdigit(c)) {
+      // 0x1f, 17, 10.0.0.3, 3.5e-4: one token of digits, hex letters and dots
+      while (i < body.size() && (std::isxdigit(static_cast<unsigned char>(body[i])) ||
+                                 body[i] == '.' || body[i] == 'x' || body[i] == ':'))
+        ++i;
+      t += '#';
+      continue;
+    }
+    t += static_cast<char>(c);
+    ++i;
+  }
+  return t;
+}
+
+// Error-level lines that one participant printed and no other did, when at least three
+// participants printed error-level lines: most ranks are healthy, so the line only one of
+// them printed is likely where the failure began. The earliest such line, or nothing.
+std::optional<std::size_t> lone_template(const std::vector<Event>& events,
+                                         const std::vector<std::size_t>& lines) {
+  std::map<std::string, std::set<std::string>> printers;  // template -> participants
+  std::set<std::string> everyone;
+  for (std::size_t i : lines) {
+    std::string p = participant(events[i]);
+    if (p.empty()) continue;
+    everyone.insert(p);
+    printers[line_template(events[i])].insert(std::move(p));
+  }
+  if (everyone.size() < 3) return std::nullopt;
+  std::optional<std::size_t> best;
+  for (std::size_t i : lines) {
+    std::string p = participant(events[i]);
+    if (p.empty()) continue;
+    if (printers[line_template(events[i])].size() != 1) continue;
+    if (!best || happened_before(events[i], events[*best])) best = i;
+  }
+  return best;
+}
+
+// torchelastic's "Root Cause" record is strong evidence for a direct line inside it, but a
+// summary (the record's own exit code) never outranks evidence.
+// A plain non-zero exit says less than any error text: it weighs as the least of them.
+double event_weight(const Rule& r, const Event& e, const Reading& reading) {
+  if (reading.summary && reading.role == Role::kFallback)
+    return std::min(r.weight, kFailedExitWeight);
+  return r.weight + (e.in_root_cause_record && !reading.summary ? kRootCauseRecordBonus : 0);
 }
 
 std::string describe(const Event& e) {
@@ -141,23 +250,40 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
   out.rule_hits = std::move(state.rule_hits);
   const auto& rules = catalog.rules();
   const auto& events = out.events;
+  const std::vector<Reading> readings = read_events(rules, events);
+  auto weight = [&](std::size_t i) {
+    return event_weight(rules[events[i].rule], events[i], readings[i]);
+  };
 
-  std::vector<std::size_t> causes, symptoms;
+  // Sort every event by what it says.
+  std::vector<std::size_t> causes, summaries, symptoms, fallbacks, findings;
   std::map<std::size_t, std::vector<std::size_t>> by_rule;
   for (std::size_t i = 0; i < events.size(); ++i) {
-    const Rule& r = rules[events[i].rule];
-    if (r.benign || r.role == Role::kContext) {
-      out.context.push_back(i);
-      continue;
+    const Reading& rd = readings[i];
+    switch (rd.role) {
+      case Role::kContext:
+        out.context.push_back(i);
+        continue;
+      case Role::kFinding:
+        findings.push_back(i);
+        continue;
+      case Role::kFallback:
+        fallbacks.push_back(i);
+        continue;
+      case Role::kCause:
+        (rd.summary ? summaries : causes).push_back(i);
+        break;
+      case Role::kSymptom:
+        symptoms.push_back(i);
+        break;
     }
-    (r.role == Role::kCause ? causes : symptoms).push_back(i);
     by_rule[events[i].rule].push_back(i);
   }
 
-  std::map<std::size_t, CrossRankFinding> findings;
+  std::map<std::size_t, CrossRankFinding> crossrank;
   for (const auto& [rule, idx] : by_rule)
     if (rules[rule].cross_rank)
-      if (auto f = compare_across_ranks(events, idx, *rules[rule].cross_rank)) findings[rule] = *f;
+      if (auto f = compare_across_ranks(events, idx, *rules[rule].cross_rank)) crossrank[rule] = *f;
 
   std::map<std::string, Hypothesis> hyps;
   auto add = [&](const std::string& category, std::size_t ev, double score, bool symptom) {
@@ -167,15 +293,16 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
     if (h.events.size() == 1 || score > h.score) h.score = score;
     h.from_symptoms = (h.events.size() == 1 ? symptom : h.from_symptoms && symptom);
   };
-  for (std::size_t i : causes) add(rules[events[i].rule].category, i, event_weight(rules[events[i].rule], events[i]), false);
+  for (std::size_t i : causes) add(readings[i].category, i, weight(i), false);
 
   // Symptoms that reveal a desync across ranks become a cause-level hypothesis.
   std::set<std::size_t> promoted;
-  for (const auto& [rule, f] : findings) {
+  for (const auto& [rule, f] : crossrank) {
     const Rule& r = rules[rule];
     if (r.cross_rank->mismatch_category.empty() || r.role != Role::kSymptom) continue;
     const std::string& cat = r.cross_rank->mismatch_category;
     for (std::size_t i : by_rule[rule]) {
+      if (readings[i].role != Role::kSymptom) continue;
       add(cat, i, std::max(kMismatchScore, r.weight), false);
       promoted.insert(i);
     }
@@ -183,34 +310,91 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
     h.lead = f.lead;
     h.lead_reason = outlier_reason(events, f);
   }
-  bool have_causes = !hyps.empty();
-  if (!have_causes) {
-    for (std::size_t i : symptoms) {
-      if (promoted.count(i)) continue;
-      const Rule& r = rules[events[i].rule];
-      add(r.category, i, event_weight(r, events[i]) * kSymptomDiscount, true);
-    }
+  // A launcher's account of how a rank ended explains the failure only when nothing more
+  // direct does; otherwise it is collateral of what does.
+  std::vector<std::size_t> unused_summaries;
+  if (hyps.empty())
+    for (std::size_t i : summaries) add(readings[i].category, i, weight(i), false);
+  else
+    unused_summaries = summaries;
+
+  // Observations become causes only next to a failure they can explain.
+  std::set<std::string> failing;
+  for (const auto* list : {&causes, &summaries, &symptoms, &fallbacks})
+    for (std::size_t i : *list) failing.insert(readings[i].category);
+  for (const auto& [cat, h] : hyps) failing.insert(cat);
+  for (std::size_t i : findings) {
+    const Rule& r = rules[events[i].rule];
+    bool explains = !failing.empty() && r.explains.empty();
+    for (const auto& c : r.explains) explains = explains || failing.count(c) > 0;
+    if (explains)
+      add(readings[i].category, i, weight(i), false);
+    else
+      out.findings.push_back(i);
   }
 
+  bool have_causes = !hyps.empty();
+  std::optional<std::size_t> first_fallback = lone_template(events, fallbacks);
+  bool lone = first_fallback.has_value();
+  if (!lone)
+    for (std::size_t i : fallbacks)
+      if (!first_fallback || happened_before(events[i], events[*first_fallback]))
+        first_fallback = i;
+  if (!have_causes) {
+    double best_symptom = 0;
+    std::optional<std::size_t> first_symptom;
+    for (std::size_t i : symptoms) {
+      if (promoted.count(i)) continue;
+      add(readings[i].category, i, weight(i) * kSymptomDiscount, true);
+      best_symptom = std::max(best_symptom, weight(i) * kSymptomDiscount);
+      if (!first_symptom || happened_before(events[i], events[*first_symptom])) first_symptom = i;
+    }
+    // Nothing specific: the first error-level line is the best lead there is, ahead of the
+    // symptoms when it came before all of them (they are likely its consequences).
+    if (first_fallback) {
+      double score = weight(*first_fallback);
+      if (first_symptom && happened_before(events[*first_fallback], events[*first_symptom]))
+        score = std::max(score, best_symptom + 0.01);
+      Hypothesis& h = hyps[readings[*first_fallback].category];
+      bool fresh = h.events.empty();
+      add(readings[*first_fallback].category, *first_fallback, score, !fresh && h.from_symptoms);
+      if (fresh || score > h.score - kTie) {
+        h.lead = *first_fallback;
+        h.lead_reason =
+            lone ? "no rule names this failure; of the participants that printed errors, only " +
+                       describe(events[*first_fallback]) + " printed this line"
+                 : "no rule names this failure; the earliest error-level line in the log";
+      }
+    }
+  }
   // Choose each hypothesis's initiating event.
   std::vector<Hypothesis> ranked;
   for (auto& [cat, h] : hyps) ranked.push_back(std::move(h));
   for (auto& h : ranked) {
     if (h.lead) continue;
     double best = -1;
-    for (std::size_t i : h.events) best = std::max(best, event_weight(rules[events[i].rule], events[i]));
+    for (std::size_t i : h.events) best = std::max(best, weight(i));
     std::vector<std::size_t> top;
     for (std::size_t i : h.events)
-      if (event_weight(rules[events[i].rule], events[i]) >= best - kTie) top.push_back(i);
-    std::sort(top.begin(), top.end(), [&](std::size_t a, std::size_t b) {
-      return happened_before(events[a], events[b]);
-    });
+      if (weight(i) >= best - kTie) top.push_back(i);
+    std::sort(top.begin(), top.end(),
+              [&](std::size_t a, std::size_t b) { return happened_before(events[a], events[b]); });
+    // Of one rule's equally strong lines, the one its producer marked more severe leads: an
+    // E line concludes the W lines of the same failure ("failed to bind" warnings, then
+    // "failed to listen" as the error). Lines without a stated level keep time order.
+    for (std::size_t k = 1; k < top.size(); ++k) {
+      const auto& lead = events[top.front()];
+      const auto& e = events[top[k]];
+      if (e.rule == lead.rule && lead.source.severity != Severity::kUnknown &&
+          e.source.severity > lead.source.severity)
+        std::rotate(top.begin(), top.begin() + static_cast<std::ptrdiff_t>(k),
+                    top.begin() + static_cast<std::ptrdiff_t>(k) + 1);
+    }
     // A cross-rank outlier among the strongest lines leads even without a category change
     // (the rank with fewer enqueued collectives in a heartbeat timeout, say).
     for (std::size_t i : top) {
-      auto f = findings.find(events[i].rule);
-      if (f != findings.end() &&
-          std::find(top.begin(), top.end(), f->second.lead) != top.end()) {
+      auto f = crossrank.find(events[i].rule);
+      if (f != crossrank.end() && std::find(top.begin(), top.end(), f->second.lead) != top.end()) {
         h.lead = f->second.lead;
         h.lead_reason = outlier_reason(events, f->second);
         break;
@@ -224,6 +408,9 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
     else if (top.size() == 1)
       h.lead_reason = "the strongest " + std::string(h.from_symptoms ? "symptom" : "signature") +
                       " of this kind in the log";
+    else if (events[top[0]].source.severity != events[top[1]].source.severity)
+      h.lead_reason =
+          "the most severe of " + std::to_string(top.size()) + " such lines (by its log level)";
     else if (comparable_times(events[top[0]], events[top[1]]))
       h.lead_reason = "the earliest by timestamp of " + std::to_string(top.size()) + " such lines";
     else
@@ -250,17 +437,23 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
     std::sort(d.evidence.begin(), d.evidence.end());
     if (k == 0) {
       std::set<std::size_t> own(h.events.begin(), h.events.end());
-      for (std::size_t i : symptoms)
-        if (!own.count(i)) d.collateral.push_back(i);
+      for (const auto* list : {&symptoms, &unused_summaries})
+        for (std::size_t i : *list)
+          if (!own.count(i)) d.collateral.push_back(i);
       std::sort(d.collateral.begin(), d.collateral.end(), [&](std::size_t a, std::size_t b) {
         return happened_before(events[a], events[b]);
       });
     }
     const Rule& r = rules[d.rule];
     for (std::size_t c = 0; c < r.checks.size(); ++c)
-      d.checks.push_back({r.checks[c].text, c < state.checks_seen[d.rule].size() &&
-                                                state.checks_seen[d.rule][c]});
+      d.checks.push_back(
+          {r.checks[c].text, c < state.checks_seen[d.rule].size() && state.checks_seen[d.rule][c]});
     d.reasoning = h.lead_reason;
+    if (!readings[d.initiating].meaning.empty()) {
+      std::string who = describe(events[d.initiating]);
+      if (who.rfind("line ", 0) == 0) who = "a process";
+      d.headline = who + " " + readings[d.initiating].meaning;
+    }
     out.diagnoses.push_back(std::move(d));
   }
   out.only_victims = !out.diagnoses.empty() && out.diagnoses.front().category == "remote-peer";

@@ -26,6 +26,9 @@ struct Diagnosis {
   std::vector<std::size_t> collateral;  // consequences it explains (top diagnosis only)
   std::vector<CheckResult> checks;
   std::string reasoning;  // one sentence: why this line was chosen as the initiating one
+  // What the initiating line means when the rule's title cannot say it alone (a decoded exit
+  // status: "rank 3 crashed with SIGSEGV"); empty otherwise.
+  std::string headline;
 };
 
 struct Analysis {
@@ -33,6 +36,9 @@ struct Analysis {
   std::vector<Event> events;
   std::vector<std::size_t> rule_hits;    // total hits per rule (events may be capped)
   std::vector<std::size_t> context;      // context and benign events, in log order
+  // Observations that are not failures by themselves (role finding) and explain none of
+  // the failures in the log, in log order: shown as warnings, never as the root cause.
+  std::vector<std::size_t> findings;
   std::vector<Diagnosis> diagnoses;      // most likely first; empty means nothing is wrong
   // True when every piece of failure evidence is a victim's: the initiating rank's own
   // output is not in the log.

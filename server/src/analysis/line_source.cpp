@@ -47,6 +47,28 @@ constexpr const char* kPatterns[kKinds] = {
     R"(^\[ *\+\d+\.\d+\] )",
 };
 
+Severity glog_severity(std::string_view letter) {
+  switch (letter.empty() ? ' ' : letter.front()) {
+    case 'I': return Severity::kInfo;
+    case 'W': return Severity::kWarning;
+    case 'E': return Severity::kError;
+    case 'F': return Severity::kFatal;
+    default: return Severity::kUnknown;
+  }
+}
+
+Severity nccl_severity(NcclLevel level) {
+  switch (level) {
+    case NcclLevel::kInfo:
+    case NcclLevel::kTrace: return Severity::kInfo;
+    case NcclLevel::kWarn: return Severity::kWarning;
+    case NcclLevel::kError: return Severity::kError;
+    case NcclLevel::kAbort: return Severity::kFatal;
+    case NcclLevel::kNone: break;
+  }
+  return Severity::kUnknown;
+}
+
 struct Prefixes {
   // Compiled on first use: the set below says which can match a line at all, and a log
   // needs few of the sixteen (start-up and the first events paid about a millisecond for
@@ -245,10 +267,12 @@ LineSource parse_line_source(std::string_view line) {
       }
       std::int64_t tid;
       if (!src.tid && !a[6].empty() && to_num(sv(a[6]), tid)) src.tid = tid;
+      src.severity = glog_severity(sv(a[0]));
       pos += consumed();
       continue;
     }
     if (can(kC10d) && RE2::Consume(&in, p.re(kC10d), &a[0], &a[1])) {
+      src.severity = glog_severity(sv(a[0]));
       pos += consumed();
       continue;
     }
@@ -270,12 +294,14 @@ LineSource parse_line_source(std::string_view line) {
                   : lvl == "TRACE" ? NcclLevel::kTrace
                   : lvl == "ERROR" ? NcclLevel::kError
                                    : NcclLevel::kAbort;
+      src.severity = nccl_severity(src.level);
       pos += consumed();
       break;  // the message proper follows NCCL's level
     }
     if (can(kNcclOldLevel) && RE2::Consume(&in, p.re(kNcclOldLevel), &a[0], &a[1])) {
       src.nccl_file = std::string(sv(a[0]));
       src.level = sv(a[1]) == "WARN" ? NcclLevel::kWarn : NcclLevel::kInfo;
+      src.severity = nccl_severity(src.level);
       pos += consumed();
       break;
     }

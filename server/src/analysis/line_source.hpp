@@ -11,6 +11,9 @@ namespace ff::analysis {
 
 enum class NcclLevel { kNone, kInfo, kWarn, kTrace, kError, kAbort };
 
+// The severity the line's own prefix states (glog/c10 "[E...]", NCCL's level), when it has one.
+enum class Severity { kUnknown, kInfo, kWarning, kError, kFatal };
+
 enum class TimeKind {
   kNone,
   kWallClock,      // a calendar date and time (ISO 8601, Python logging, NCCL's own stamp)
@@ -26,6 +29,7 @@ struct LineSource {
   std::optional<std::int64_t> tid;
   std::optional<int> device;      // NCCL's "[dev]" (the CUDA device index of the rank)
   NcclLevel level = NcclLevel::kNone;
+  Severity severity = Severity::kUnknown;
   std::string nccl_file;          // "transport/net_ib.cc:1295" in an NCCL WARN header
   TimeKind time_kind = TimeKind::kNone;
   double time = 0;                // seconds (epoch-less for glog: seconds since midnight)

@@ -78,18 +78,53 @@ std::unique_ptr<Prefilter> Prefilter::load(std::string_view bytes,
   return pf;
 }
 
+// What Vectorscan is given for one RE2 pattern:
+// - named groups become plain groups: Vectorscan needs no names, and rejects a name used
+//   twice in one pattern, which RE2 accepts (alternatives that capture the same thing);
+// - Vectorscan's multiline anchors know only "\n", and a line may also end in "\r": every
+//   anchor, wherever it stands (an alternative's "$" too), also accepts a carriage return
+//   (a superset is always fine for a prefilter).
 std::string prefilter_pattern(const std::string& p) {
-  std::string out = p;
-  // Vectorscan's multiline anchors know only "\n"; a line may also end in "\r". Widen the
-  // anchors to accept a carriage return too (a superset is always fine for a prefilter).
-  if (!out.empty() && out.front() == '^') out = "(?:^|\\r)" + out.substr(1);
-  if (!out.empty() && out.back() == '$') {
-    std::size_t backslashes = 0;
-    for (std::size_t i = out.size() - 1; i > 0 && out[i - 1] == '\\'; --i) ++backslashes;
-    if (backslashes % 2 == 0) {
-      out.pop_back();
-      out += "(?:$|\\r)";
+  std::string out;
+  out.reserve(p.size() + 16);
+  bool in_class = false;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    char c = p[i];
+    if (c == '\\' && i + 1 < p.size()) {
+      out += c;
+      out += p[++i];
+      continue;
     }
+    if (in_class) {
+      if (c == ']') in_class = false;
+      out += c;
+      continue;
+    }
+    if (c == '[') {
+      in_class = true;
+      out += c;
+      // "[]..." and "[^]...": a leading ']' is a literal member
+      if (i + 1 < p.size() && p[i + 1] == '^') out += p[++i];
+      if (i + 1 < p.size() && p[i + 1] == ']') out += p[++i];
+      continue;
+    }
+    if (p.compare(i, 4, "(?P<") == 0) {
+      std::size_t close = p.find('>', i + 4);
+      if (close != std::string::npos) {
+        out += "(?:";
+        i = close;
+        continue;
+      }
+    }
+    if (c == '^') {
+      out += "(?:^|\\r)";
+      continue;
+    }
+    if (c == '$') {
+      out += "(?:$|\\r)";
+      continue;
+    }
+    out += c;
   }
   return out;
 }

@@ -15,7 +15,30 @@ namespace ff::analysis {
 //   symptom: the line is a consequence (watchdog timeouts, re-raised errors); it explains the
 //            failure only when no cause is in the log, and is collateral otherwise
 //   context: the line explains the setting (versions, chosen transports); never a diagnosis
-enum class Role { kCause, kSymptom, kContext };
+//   finding: an observation that is not a failure by itself (a channel without GDRDMA, a
+//            bootstrap socket on a virtual interface); reported as a finding, and a cause
+//            only when the log also shows a failure of a category it `explains`
+//   fallback: a generic error-level line (an uncaught exception, a glog E line, a failed
+//            exit); the earliest one is the initiating line only when nothing specific is
+//            in the log
+enum class Role { kCause, kSymptom, kContext, kFinding, kFallback };
+
+// The role's name in rule files and reports.
+inline const char* role_name(Role r) {
+  switch (r) {
+    case Role::kCause: return "cause";
+    case Role::kSymptom: return "symptom";
+    case Role::kContext: return "context";
+    case Role::kFinding: return "finding";
+    case Role::kFallback: return "fallback";
+  }
+  return "cause";
+}
+
+// How the core reads a rule's captures beyond who the line is about.
+//   kExitStatus: the `signal`, `returncode` or `exitcode` capture says how a rank ended;
+//                the core decodes it into a category and a role (exit_status.hpp).
+enum class Decode { kNone, kExitStatus };
 
 struct Check {
   std::string text;
@@ -72,13 +95,19 @@ struct Rule {
   std::vector<std::string> examples_match;
   std::vector<std::string> examples_no_match;
   std::optional<CrossRank> cross_rank;
+  std::vector<std::string> explains;  // finding: the failure categories it can explain
+  Decode decode = Decode::kNone;
+  std::vector<std::string> sources;  // where the message comes from: "owner/repo release path"
   std::string origin;  // where the rule came from (a file path, or "builtin:<name>")
 };
 
-// Which rule speaks for a line several rules match: any cause or symptom before any
-// context rule, then the higher weight. The scan and the linter's shadowing check agree.
+// Which rule speaks for a line several rules match: a cause, symptom or finding before a
+// context rule (a benign listing included), a context rule before a fallback (a generic
+// error pattern never claims a line a specific rule knows), then the higher weight. The
+// scan and the linter's shadowing check agree.
 inline double line_precedence(const Rule& r) {
-  return (r.role == Role::kContext ? 0.0 : 10.0) + r.weight;
+  double tier = r.role == Role::kFallback ? 0.0 : r.role == Role::kContext ? 10.0 : 20.0;
+  return tier + r.weight;
 }
 
 }  // namespace ff::analysis

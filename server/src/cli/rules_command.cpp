@@ -82,7 +82,7 @@ int run_rules(const std::vector<std::string>& args) {
 
   if (sub == "list") {
     for (const auto& r : rules) {
-      const char* role = r.role == analysis::Role::kCause ? "cause" : r.role == analysis::Role::kSymptom ? "symptom" : "context";
+      const char* role = analysis::role_name(r.role);
       std::cout << r.id << "\t" << r.category << "\t" << role << "\t" << r.title << "\n";
     }
     return kExitOk;

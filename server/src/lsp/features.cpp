@@ -256,7 +256,8 @@ AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOpti
     std::string who = rank_text(e);
     if (k == 0) {
       add(dg.initiating, Severity::kError, "initiating", 0, [&] {
-        return "Root cause" + (who.empty() ? "" : " (" + who + ")") + ": " + rule.title + " [" +
+        return "Root cause" + (who.empty() ? "" : " (" + who + ")") + ": " +
+               (dg.headline.empty() ? rule.title : dg.headline) + " [" +
                dg.category + ", " + percent(dg.confidence) + "]. " + dg.reasoning;
       });
       for (std::size_t c : dg.collateral)
@@ -272,6 +273,10 @@ AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOpti
           [&] { return "Less likely cause (" + percent(dg.confidence) + "): " + rule.title; });
     }
   }
+  // Observations that explain no failure here: worth a warning, never the root cause.
+  for (std::size_t c : a.findings)
+    add(c, Severity::kWarning, "finding", -1,
+        [&] { return "Finding (not a failure by itself): " + rules[a.events[c].rule].title; });
   for (std::size_t c : a.context)
     add(c, Severity::kHint, "context", -1,
         [&] { return "Context: " + rules[a.events[c].rule].title; });

@@ -61,6 +61,7 @@ json to_json(const analysis::Catalog& catalog, const analysis::Analysis& a) {
     dj["rule"] = r.id;
     dj["category"] = d.category;
     dj["title"] = r.title;
+    if (!d.headline.empty()) dj["headline"] = d.headline;
     dj["confidence"] = d.confidence;
     dj["initiating"] = source_json(a, init);
     dj["initiating"]["text"] = init.text;
@@ -109,6 +110,17 @@ json to_json(const analysis::Catalog& catalog, const analysis::Analysis& a) {
                    {"benign", rules[e.rule].benign}, {"text", e.text}});
   }
   out["context"] = std::move(ctx);
+  json findings = json::array();
+  for (std::size_t i : a.findings) {
+    const auto& e = a.events[i];
+    json fj = source_json(a, e);
+    fj["rule"] = rules[e.rule].id;
+    fj["category"] = rules[e.rule].category;
+    fj["title"] = rules[e.rule].title;
+    fj["text"] = e.text;
+    findings.push_back(std::move(fj));
+  }
+  out["findings"] = std::move(findings);
   return out;
 }
 

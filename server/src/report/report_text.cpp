@@ -39,6 +39,29 @@ std::string clip(const std::string& s, std::size_t n) {
   return s.substr(0, n - 3) + "...";
 }
 
+// Observations that explain no failure of this log: worth knowing, not the cause.
+void findings_text(const analysis::Catalog& catalog, const analysis::Analysis& a, const Style& st,
+                   std::ostringstream& o) {
+  if (a.findings.empty()) return;
+  const auto& rules = catalog.rules();
+  std::map<std::size_t, std::vector<std::size_t>> groups;
+  std::vector<std::size_t> order;
+  for (std::size_t i : a.findings) {
+    auto& g = groups[a.events[i].rule];
+    if (g.empty()) order.push_back(a.events[i].rule);
+    g.push_back(i);
+  }
+  o << "\n" << st.yellow() << "Findings" << st.reset() << " (not failures by themselves):\n";
+  for (std::size_t rule : order) {
+    const auto& idx = groups[rule];
+    std::size_t total =
+        a.rule_hits.size() > rule ? std::max(a.rule_hits[rule], idx.size()) : idx.size();
+    o << "  warning: " << rules[rule].title << " (" << total << " line" << (total == 1 ? "" : "s")
+      << ", first at " << where(a, a.events[idx.front()]) << ")\n";
+    o << "    " << clip(a.events[idx.front()].text, 160) << "\n";
+  }
+}
+
 }  // namespace
 
 std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& a,
@@ -58,38 +81,43 @@ std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& 
       o << "  " << benign << " benign line" << (benign == 1 ? "" : "s")
         << " (optional components probed, not failures), e.g.:\n    "
         << clip(a.events[a.context.front()].text, 160) << "\n";
+    findings_text(catalog, a, st, o);
     o << "category: none\n";
     return o.str();
   }
   const auto& d = a.diagnoses.front();
   const auto& r = rules[d.rule];
   const auto& e = a.events[d.initiating];
-  o << st.red() << "Root cause: " << r.title << st.reset() << "  [" << d.category << ", "
-    << static_cast<int>(d.confidence * 100 + 0.5) << "% confidence, rule " << r.id << "]\n";
+  o << st.red() << "Root cause: " << (d.headline.empty() ? r.title : d.headline) << st.reset()
+    << "  [" << d.category << ", " << static_cast<int>(d.confidence * 100 + 0.5)
+    << "% confidence, rule " << r.id << "]\n";
   std::string w = who(e);
   o << st.bold() << "Initiating: " << st.reset() << (w.empty() ? "unattributed line" : w) << " at "
     << where(a, e) << "\n";
   o << "    " << clip(e.text, 400) << "\n";
   o << st.dim() << "    (" << d.reasoning << ")" << st.reset() << "\n";
   if (a.only_victims)
-    o << st.yellow()
-      << "Only victims are in this log: the initiating rank's own output is missing."
-      << st.reset() << (e.capture("peer").empty() ? "" : " Peer named: " + std::string(e.capture("peer")))
+    o << st.yellow() << "Only victims are in this log: the initiating rank's own output is missing."
+      << st.reset()
+      << (e.capture("peer").empty() ? "" : " Peer named: " + std::string(e.capture("peer")))
       << "\n";
   o << "\n" << st.bold() << "What it means: " << st.reset() << r.indicates << "\n";
   if (!d.collateral.empty()) {
     std::map<std::size_t, std::vector<std::size_t>> groups;
     for (std::size_t i : d.collateral) groups[a.events[i].rule].push_back(i);
-    o << "\n" << st.bold() << "Collateral: " << st.reset() << d.collateral.size()
-      << " line" << (d.collateral.size() == 1 ? "" : "s") << " are consequences, not causes:\n";
+    o << "\n"
+      << st.bold() << "Collateral: " << st.reset() << d.collateral.size() << " line"
+      << (d.collateral.size() == 1 ? "" : "s") << " are consequences, not causes:\n";
     std::size_t shown = 0;
     for (const auto& [rule, idx] : groups) {
       if (++shown > options.max_collateral_groups) {
         o << "  ... and " << groups.size() - options.max_collateral_groups << " more kinds\n";
         break;
       }
-      std::size_t total = a.rule_hits.size() > rule ? std::max(a.rule_hits[rule], idx.size()) : idx.size();
-      o << "  " << total << " x " << rules[rule].title << " (first at " << where(a, a.events[idx.front()]);
+      std::size_t total =
+          a.rule_hits.size() > rule ? std::max(a.rule_hits[rule], idx.size()) : idx.size();
+      o << "  " << total << " x " << rules[rule].title << " (first at "
+        << where(a, a.events[idx.front()]);
       std::string fw = who(a.events[idx.front()]);
       if (!fw.empty()) o << ", " << fw;
       o << ")\n";
@@ -107,7 +135,8 @@ std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& 
   if (!d.checks.empty()) {
     o << "\n" << st.bold() << "Confirm:" << st.reset() << "\n";
     for (const auto& c : d.checks)
-      o << "  [" << (c.satisfied ? "x" : " ") << "] " << c.text << (c.satisfied ? "  (the log shows this)" : "") << "\n";
+      o << "  [" << (c.satisfied ? "x" : " ") << "] " << c.text
+        << (c.satisfied ? "  (the log shows this)" : "") << "\n";
   }
   if (a.diagnoses.size() > 1) {
     o << "\n" << st.bold() << "Other hypotheses:" << st.reset() << "\n";
@@ -121,6 +150,7 @@ std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& 
     o << "\n" << st.bold() << "Tell apart from:" << st.reset() << "\n";
     for (const auto& x : r.related) o << "  " << x.rule << ": " << x.distinguish << "\n";
   }
+  findings_text(catalog, a, st, o);
   o << "\ncategory: " << d.category << "\n";
   return o.str();
 }

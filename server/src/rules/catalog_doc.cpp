@@ -10,15 +10,6 @@ namespace ff::rules {
 
 namespace {
 
-const char* role_name(analysis::Role r) {
-  switch (r) {
-    case analysis::Role::kCause: return "cause";
-    case analysis::Role::kSymptom: return "symptom";
-    case analysis::Role::kContext: return "context";
-  }
-  return "";
-}
-
 std::string code(const std::string& s) {
   // Markdown inline code that survives backticks in log lines.
   std::string fence = s.find('`') == std::string::npos ? "`" : "``";
@@ -54,11 +45,22 @@ std::string catalog_markdown(const std::vector<analysis::Rule>& rules) {
     o << "\n## " << cat << "\n";
     for (const auto* r : it->second) {
       o << "\n<a id=\"" << r->id << "\"></a>\n### " << r->id << ": " << r->title << "\n\n";
-      o << "Role: " << role_name(r->role) << (r->benign ? " (benign)" : "")
+      o << "Role: " << analysis::role_name(r->role) << (r->benign ? " (benign)" : "")
         << ". Weight: " << r->weight << ".";
       if (!r->nccl_versions.empty()) o << " NCCL: " << r->nccl_versions << ".";
       if (!r->pytorch_versions.empty()) o << " PyTorch: " << r->pytorch_versions << ".";
+      if (!r->explains.empty()) {
+        o << " Explains:";
+        for (std::size_t i = 0; i < r->explains.size(); ++i)
+          o << (i ? ", " : " ") << r->explains[i];
+        o << ".";
+      }
+      if (r->decode == analysis::Decode::kExitStatus) o << " Decodes the exit status.";
       o << "\n\n" << r->indicates << "\n";
+      if (!r->sources.empty()) {
+        o << "\nMessage source:\n\n";
+        for (const auto& s : r->sources) o << "- " << s << "\n";
+      }
       if (!r->examples_match.empty()) {
         o << "\nExample lines:\n\n";
         for (const auto& e : r->examples_match) o << "    " << e << "\n";

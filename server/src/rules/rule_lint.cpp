@@ -4,6 +4,7 @@
 #include <set>
 
 #include "analysis/line_source.hpp"
+#include "analysis/prefilter.hpp"
 
 namespace ff::rules {
 
@@ -44,11 +45,23 @@ LintReport lint(const std::vector<analysis::Rule>& raw, std::vector<RuleProblem>
   std::map<std::string, std::string> seen;
   for (const auto& r : raw) {
     auto [it, fresh] = seen.emplace(r.id, r.origin);
-    if (!fresh) rep.problems.push_back({r.origin, r.id, "id", "duplicates the rule in " + it->second});
+    if (!fresh)
+      rep.problems.push_back({r.origin, r.id, "id", "duplicates the rule in " + it->second});
     if (r.examples_match.empty())
       rep.problems.push_back({r.origin, r.id, "examples.match", "needs at least one example line"});
-    if (r.role != analysis::Role::kContext && !r.benign && r.fix.summary.empty() && r.role == analysis::Role::kCause)
+    if (r.role != analysis::Role::kContext && !r.benign && r.fix.summary.empty() &&
+        r.role == analysis::Role::kCause)
       rep.problems.push_back({r.origin, r.id, "fix", "a cause needs a fix"});
+    if (r.decode == analysis::Decode::kExitStatus) {
+      bool named = false;
+      for (const auto& p : r.patterns)
+        for (const char* k : {"signal", "returncode", "exitcode"})
+          if (p.find(std::string("(?P<") + k + ">") != std::string::npos) named = true;
+      if (!named)
+        rep.problems.push_back(
+            {r.origin, r.id, "decode",
+             "an exit-status rule captures 'signal', 'returncode' or 'exitcode'"});
+    }
     if (r.cross_rank)
       for (const auto& k : r.cross_rank->keys) {
         bool named = false;
@@ -63,12 +76,26 @@ LintReport lint(const std::vector<analysis::Rule>& raw, std::vector<RuleProblem>
       for (const auto& o : raw)
         if (o.id == rel.rule) exists = true;
       if (!exists)
-        rep.problems.push_back({r.origin, r.id, "related", "names unknown rule '" + rel.rule + "'"});
+        rep.problems.push_back(
+            {r.origin, r.id, "related", "names unknown rule '" + rel.rule + "'"});
     }
   }
   std::vector<analysis::CompileError> errors;
   auto catalog = analysis::Catalog::compile(raw, &errors);
   for (auto& e : errors) rep.problems.push_back({e.origin, e.rule, e.field, e.message});
+  // Every pattern must also go into the whole-buffer prefilter: when Vectorscan refuses the
+  // set, big logs are scanned line by line, correct but many times slower.
+  if (errors.empty() && !catalog.empty()) {
+    std::vector<std::string> patterns;
+    for (const auto& r : catalog.rules()) {
+      patterns.insert(patterns.end(), r.patterns.begin(), r.patterns.end());
+      for (const auto& c : r.checks)
+        patterns.insert(patterns.end(), c.evidence.begin(), c.evidence.end());
+    }
+    std::string why;
+    if (!analysis::Prefilter::build(patterns, &why))
+      rep.problems.push_back({"", "", "patterns", "the prefilter cannot be built: " + why});
+  }
   rep.examples = run_examples(catalog);
   for (const auto& ex : rep.examples)
     if (!ex.passed) {
@@ -96,9 +123,9 @@ LintReport lint(const std::vector<analysis::Rule>& raw, std::vector<RuleProblem>
     }
     for (const auto& [other, n] : beaten_by)
       if (n == rules[ri].examples_match.size())
-        rep.problems.push_back({rules[ri].origin, rules[ri].id, "patterns",
-                                "shadowed: rule '" + rules[other].id +
-                                    "' wins every example line of this rule"});
+        rep.problems.push_back(
+            {rules[ri].origin, rules[ri].id, "patterns",
+             "shadowed: rule '" + rules[other].id + "' wins every example line of this rule"});
   }
   return rep;
 }

@@ -31,7 +31,7 @@ const std::set<std::string>& known_fields() {
   static const std::set<std::string> f = {
       "$schema", "id", "category", "title", "role", "weight", "benign", "patterns", "exclude",
       "indicates", "mechanisms", "checks", "fix", "verify", "related", "versions",
-      "examples", "cross_rank"};
+      "examples", "cross_rank", "explains", "decode", "sources"};
   return f;
 }
 
@@ -150,14 +150,15 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
     r.fail("category", "'" + rule.category + "' is not a category of the taxonomy");
   rule.title = r.str(j, "title", "title", true);
   std::string role = r.str(j, "role", "role", true);
-  if (role == "cause")
-    rule.role = analysis::Role::kCause;
-  else if (role == "symptom")
-    rule.role = analysis::Role::kSymptom;
-  else if (role == "context")
-    rule.role = analysis::Role::kContext;
-  else if (!role.empty())
-    r.fail("role", "must be one of cause, symptom, context");
+  bool role_known = false;
+  for (auto candidate : {analysis::Role::kCause, analysis::Role::kSymptom, analysis::Role::kContext,
+                         analysis::Role::kFinding, analysis::Role::kFallback})
+    if (role == analysis::role_name(candidate)) {
+      rule.role = candidate;
+      role_known = true;
+    }
+  if (!role_known && !role.empty())
+    r.fail("role", "must be one of cause, symptom, context, finding, fallback");
   if (auto it = j.find("weight"); it != j.end()) {
     if (!it->is_number() || it->get<double>() <= 0 || it->get<double>() > 1)
       r.fail("weight", "must be a number in (0, 1]");
@@ -268,6 +269,17 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
       rule.cross_rank = std::move(cr);
     }
   }
+  rule.explains = r.strings(j, "explains", "explains", false);
+  for (const auto& c : rule.explains)
+    if (!analysis::is_category(c)) r.fail("explains", "'" + c + "' is not a category of the taxonomy");
+  if (!rule.explains.empty() && rule.role != analysis::Role::kFinding)
+    r.fail("explains", "only a rule with role 'finding' explains other categories");
+  std::string decode = r.str(j, "decode", "decode", false);
+  if (decode == "exit-status")
+    rule.decode = analysis::Decode::kExitStatus;
+  else if (!decode.empty())
+    r.fail("decode", "must be 'exit-status'");
+  rule.sources = r.strings(j, "sources", "sources", false);
   if (!r.ok) return false;
   out = std::move(rule);
   return true;
@@ -356,9 +368,7 @@ std::string rule_to_json(const analysis::Rule& r) {
   j["id"] = r.id;
   j["category"] = r.category;
   j["title"] = r.title;
-  j["role"] = r.role == analysis::Role::kCause     ? "cause"
-              : r.role == analysis::Role::kSymptom ? "symptom"
-                                                   : "context";
+  j["role"] = analysis::role_name(r.role);
   j["weight"] = r.weight;
   if (r.benign) j["benign"] = true;
   j["patterns"] = r.patterns;
@@ -401,6 +411,9 @@ std::string rule_to_json(const analysis::Rule& r) {
     if (!r.cross_rank->mismatch_category.empty()) cr["mismatch_category"] = r.cross_rank->mismatch_category;
     j["cross_rank"] = cr;
   }
+  if (!r.explains.empty()) j["explains"] = r.explains;
+  if (r.decode == analysis::Decode::kExitStatus) j["decode"] = "exit-status";
+  if (!r.sources.empty()) j["sources"] = r.sources;
   j["examples"] = {{"match", r.examples_match}, {"no_match", r.examples_no_match}};
   return j.dump(2);
 }

@@ -1,0 +1,244 @@
+// The mechanisms that hold on wordings no rule knows: exit statuses decoded to what they
+// imply, the first-error fallback, error lines only one rank printed, summaries that never
+// outrank the evidence they summarise, and findings that are no failure by themselves.
+// Rules here are small and written for each case, independent of the shipped catalog.
+#include <catch2/catch.hpp>
+
+#include "analysis/analyze.hpp"
+#include "analysis/exit_status.hpp"
+
+using namespace ff::analysis;
+
+namespace {
+
+Rule make(std::string id, std::string category, Role role, double weight, std::string pattern) {
+  Rule r;
+  r.id = std::move(id);
+  r.category = std::move(category);
+  r.role = role;
+  r.weight = weight;
+  r.patterns = {std::move(pattern)};
+  r.title = r.id;
+  return r;
+}
+
+Rule exit_rule() {
+  Rule r =
+      make("exit", "process-crash", Role::kCause, 0.5, "exitcode\\s*:\\s*(?P<returncode>-?\\d+)");
+  r.patterns.push_back("exited with exit code (?P<exitcode>\\d+)");
+  r.patterns.push_back("exited on signal (?P<signal>\\w+)");
+  r.decode = Decode::kExitStatus;
+  return r;
+}
+
+Rule fallback_rule() {
+  return make("err", "process-crash", Role::kFallback, 0.2, "\\[E\\d{4} [^\\]]*\\]|ERROR");
+}
+
+Catalog catalog(std::vector<Rule> rules) {
+  std::vector<CompileError> errors;
+  Catalog c = Catalog::compile(std::move(rules), &errors);
+  REQUIRE(errors.empty());
+  return c;
+}
+
+Analysis run(const Catalog& c, std::string_view text) {
+  LogInput in{"test.log", text};
+  return analyze(c, std::span(&in, 1));
+}
+
+const Event& initiating(const Analysis& a) {
+  REQUIRE_FALSE(a.diagnoses.empty());
+  return a.events[a.diagnoses.front().initiating];
+}
+
+}  // namespace
+
+TEST_CASE("exit statuses decode in the three conventions", "[exit-status]") {
+  struct Row {
+    const char* signal;
+    const char* returncode;
+    const char* exitcode;
+    std::optional<int> want_signal;
+    std::optional<int> want_code;
+  };
+  const Row rows[] = {
+      {"", "-9", "", 9, std::nullopt},
+      {"", "-11", "", 11, std::nullopt},
+      {"", "1", "", std::nullopt, 1},
+      {"", "", "137", 9, std::nullopt},
+      {"", "", "139", 11, std::nullopt},
+      {"", "", "1", std::nullopt, 1},
+      {"", "", "0", std::nullopt, 0},
+      {"SIGSEGV", "", "", 11, std::nullopt},
+      {"KILL", "", "", 9, std::nullopt},
+      {"Killed", "", "", 9, std::nullopt},
+      {"Segmentation fault (core dumped)", "", "", 11, std::nullopt},
+      {"Aborted", "", "", 6, std::nullopt},
+      {"Bus error", "", "", 7, std::nullopt},
+      {"7", "", "", 7, std::nullopt},
+      {"SIGBOGUS", "-6", "", 6, std::nullopt},  // an unknown name falls through to the next capture
+  };
+  for (const auto& r : rows) {
+    INFO(r.signal << "|" << r.returncode << "|" << r.exitcode);
+    auto s = decode_exit_status(r.signal, r.returncode, r.exitcode);
+    REQUIRE(s.has_value());
+    CHECK(s->signal == r.want_signal);
+    CHECK(s->exit_code == r.want_code);
+  }
+  CHECK_FALSE(decode_exit_status("", "", "").has_value());
+  CHECK_FALSE(decode_exit_status("sometimes", "x", "").has_value());
+  CHECK_FALSE(decode_exit_status("", "-9999999999999", "").has_value());
+}
+
+TEST_CASE("what an ending implies", "[exit-status]") {
+  auto crash = read_exit_status({11, std::nullopt}, false, false);
+  CHECK(crash.category == "process-crash");
+  CHECK(crash.role == Role::kCause);
+  CHECK_THAT(crash.meaning, Catch::Contains("SIGSEGV"));
+  // SIGKILL is the OOM killer only with its own evidence; otherwise a kill from outside.
+  CHECK(read_exit_status({9, std::nullopt}, true, false).role == Role::kCause);
+  CHECK(read_exit_status({9, std::nullopt}, false, false).role == Role::kSymptom);
+  CHECK(read_exit_status({7, std::nullopt}, false, true).category == "shm");
+  CHECK(read_exit_status({7, std::nullopt}, false, false).category == "process-crash");
+  CHECK(read_exit_status({15, std::nullopt}, false, false).role == Role::kSymptom);
+  CHECK(read_exit_status({std::nullopt, 1}, false, false).role == Role::kFallback);
+  CHECK(read_exit_status({std::nullopt, 0}, false, false).category.empty());
+}
+
+TEST_CASE("a crash signal with nothing else is the diagnosis, named by its signal",
+          "[exit-status]") {
+  auto c = catalog({exit_rule()});
+  auto a = run(c, "[rank3]: exitcode  : -11 (pid: 4242)\n");
+  REQUIRE(a.diagnoses.size() == 1);
+  CHECK(a.diagnoses[0].category == "process-crash");
+  CHECK_THAT(a.diagnoses[0].headline, Catch::Contains("rank 3") && Catch::Contains("SIGSEGV"));
+}
+
+TEST_CASE("SIGKILL without OOM evidence is not host-oom's root cause", "[exit-status]") {
+  Rule store = make("store", "rendezvous", Role::kCause, 0.6, "client socket has timed out");
+  auto c = catalog({exit_rule(), store});
+  auto a = run(c,
+               "[E521 15:43:02] The client socket has timed out after 600000ms\n"
+               "  exitcode  : -9 (pid: 14750)\n");
+  REQUIRE_FALSE(a.diagnoses.empty());
+  CHECK(a.diagnoses[0].category == "rendezvous");
+  CHECK(a.diagnoses[0].collateral.size() == 1);  // the kill is the teardown
+
+  // Alone, a SIGKILL is still reported, as a symptom, at a discount.
+  auto alone = run(c, "  exitcode  : -9 (pid: 14750)\n");
+  REQUIRE(alone.diagnoses.size() == 1);
+  CHECK(alone.diagnoses[0].category == "host-oom");
+  CHECK(alone.diagnoses[0].confidence < 0.5);
+
+  // With the OOM killer's own line, SIGKILL is host-oom's evidence.
+  auto oom = catalog(
+      {exit_rule(), make("oomk", "host-oom", Role::kCause, 0.85, "Out of memory: Killed process")});
+  auto b = run(
+      oom, "  exitcode  : -9 (pid: 14750)\n[123.4] Out of memory: Killed process 14750 (python)\n");
+  REQUIRE_FALSE(b.diagnoses.empty());
+  CHECK(b.diagnoses[0].category == "host-oom");
+}
+
+TEST_CASE("a launcher's summary never outranks direct evidence", "[exit-status]") {
+  Rule weak = make("weak", "ib", Role::kCause, 0.3, "NET/IB : something odd");
+  auto c = catalog({exit_rule(), weak});
+  auto a = run(c, "  exitcode  : -6 (pid: 1)\nh:1:2 [0] NCCL WARN NET/IB : something odd\n");
+  REQUIRE_FALSE(a.diagnoses.empty());
+  CHECK(a.diagnoses[0].category == "ib");  // weight 0.3 < 0.5, yet the summary does not lead
+}
+
+TEST_CASE("exit 0 is no failure; a plain non-zero exit is an error line", "[exit-status]") {
+  auto c = catalog({exit_rule()});
+  CHECK(run(c, "srun: task 3: exited with exit code 0\n").diagnoses.empty());
+  auto a = run(c, "srun: task 3: exited with exit code 2\n");
+  REQUIRE(a.diagnoses.size() == 1);
+  CHECK(a.diagnoses[0].confidence <= 0.3);
+}
+
+TEST_CASE("no rule knows the failure: the earliest error line is the lead", "[fallback]") {
+  auto c = catalog({fallback_rule()});
+  auto a = run(c,
+               "step 10 loss 0.5\n"
+               "2024-05-01 10:00:00,200 ERROR shard 7 is corrupt\n"
+               "2024-05-01 10:00:00,100 ERROR reading shard 7\n");
+  REQUIRE(a.diagnoses.size() == 1);
+  CHECK(initiating(a).line == 2);  // earlier by timestamp
+  CHECK(a.diagnoses[0].confidence <= 0.25);
+  CHECK_THAT(a.diagnoses[0].reasoning, Catch::Contains("no rule names this failure"));
+}
+
+TEST_CASE("a fallback line never outranks a cause, and leads symptoms only when earlier",
+          "[fallback]") {
+  auto c =
+      catalog({fallback_rule(), make("oom", "gpu-oom", Role::kCause, 0.9, "CUDA out of memory"),
+               make("wd", "straggler", Role::kSymptom, 0.5, "Watchdog caught")});
+  auto a = run(c, "[rank1]: ERROR something\n[rank2]: CUDA out of memory.\n");
+  CHECK(a.diagnoses[0].category == "gpu-oom");
+
+  auto before = run(
+      c, "[rank1]: ERROR unknown fault\n[rank0]: Watchdog caught x\n[rank2]: Watchdog caught x\n");
+  CHECK(a.diagnoses[0].category == "gpu-oom");
+  CHECK(before.diagnoses[0].category == "process-crash");
+  CHECK(initiating(before).line == 0);
+  CHECK(before.diagnoses[0].collateral.size() == 2);
+
+  auto after =
+      run(c, "[rank0]: Watchdog caught x\n[rank2]: Watchdog caught x\n[rank1]: ERROR teardown\n");
+  CHECK(after.diagnoses[0].category == "straggler");
+}
+
+TEST_CASE("a line template only one rank printed leads the fallback", "[fallback]") {
+  auto c = catalog({fallback_rule()});
+  auto a = run(c,
+               "[rank0]:[E1203 10:00:01.000 x.cc:1] waiting for peer 3 at step 100\n"
+               "[rank1]:[E1203 10:00:01.500 x.cc:1] waiting for peer 3 at step 100\n"
+               "[rank3]:[E1203 10:00:02.000 y.cc:9] lost device 0x1f on bus 0000:3b:00.0\n"
+               "[rank2]:[E1203 10:00:02.100 x.cc:1] waiting for peer 3 at step 101\n");
+  REQUIRE_FALSE(a.diagnoses.empty());
+  CHECK(initiating(a).source.rank == 3);
+  CHECK_THAT(a.diagnoses[0].reasoning, Catch::Contains("only rank 3"));
+
+  // Two participants are no majority: the earliest line leads.
+  auto two = run(c,
+                 "[rank0]:[E1203 10:00:01.000 x.cc:1] waiting for peer\n"
+                 "[rank1]:[E1203 10:00:02.000 y.cc:9] lost device\n");
+  CHECK(initiating(two).source.rank == 0);
+}
+
+TEST_CASE("a finding alone is no failure", "[finding]") {
+  Rule nogdr = make("nogdr", "gdr", Role::kFinding, 0.35, "via NET/IB/\\d+$");
+  nogdr.explains = {"ib", "straggler"};
+  auto c = catalog({nogdr, make("wd", "straggler", Role::kSymptom, 0.5, "Watchdog caught"),
+                    make("sock", "socket", Role::kCause, 0.6, "Connection refused")});
+  auto healthy = run(c,
+                     "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via NET/IB/3\nh:1:2 [0] NCCL "
+                     "INFO comm 0x1 rank 0 nranks 2 - Init COMPLETE\n");
+  CHECK(healthy.diagnoses.empty());
+  REQUIRE(healthy.findings.size() == 1);
+
+  // Next to a failure it explains, it becomes a hypothesis.
+  auto hang = run(
+      c,
+      "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via NET/IB/3\n[rank0]: Watchdog caught x\n");
+  REQUIRE_FALSE(hang.diagnoses.empty());
+  CHECK(hang.diagnoses[0].category == "gdr");
+  CHECK(hang.findings.empty());
+
+  // Next to a failure it does not explain, it stays a finding.
+  auto other = run(c,
+                   "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via NET/IB/3\nconnect: "
+                   "Connection refused\n");
+  REQUIRE(other.diagnoses.size() == 1);
+  CHECK(other.diagnoses[0].category == "socket");
+  CHECK(other.findings.size() == 1);
+}
+
+TEST_CASE("line precedence: specific rules, then context, then fallback", "[fallback]") {
+  Rule benign = make("benign", "none", Role::kContext, 0.1, "NCCL WARN NET/Plugin");
+  benign.benign = true;
+  auto c = catalog({make("any-warn", "process-crash", Role::kFallback, 0.2, "NCCL WARN"), benign});
+  auto a = run(c, "h:1:2 [0] NCCL WARN NET/Plugin : Plugin load returned 2\n");
+  CHECK(a.diagnoses.empty());
+  CHECK(a.context.size() == 1);
+}
