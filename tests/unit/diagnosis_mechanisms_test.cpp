@@ -242,3 +242,15 @@ TEST_CASE("line precedence: specific rules, then context, then fallback", "[fall
   CHECK(a.diagnoses.empty());
   CHECK(a.context.size() == 1);
 }
+
+TEST_CASE("an error line on the rank the launcher reports as failed is surer", "[fallback]") {
+  auto c = catalog({fallback_rule(), exit_rule()});
+  auto alone = run(c, "[rank1]: ERROR no such file /data/x\n");
+  auto ended = run(c, "[rank1]: ERROR no such file /data/x\n[rank1]: exitcode  : 1 (pid: 4713)\n");
+  auto other = run(c, "[rank1]: ERROR no such file /data/x\n[rank0]: exitcode  : 1 (pid: 4713)\n");
+  REQUIRE_FALSE(ended.diagnoses.empty());
+  CHECK(initiating(ended).line == 0);
+  CHECK(ended.diagnoses[0].confidence > alone.diagnoses[0].confidence);
+  CHECK(other.diagnoses[0].confidence == Approx(alone.diagnoses[0].confidence));
+  CHECK_THAT(ended.diagnoses[0].reasoning, Catch::Contains("exited with an error"));
+}

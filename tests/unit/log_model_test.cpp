@@ -26,7 +26,7 @@ void strip_reference(std::string_view s, std::string& text, std::vector<std::siz
   auto residue = [&](std::size_t i, std::size_t& end) {
     std::size_t j = i + 1;
     while (j < s.size() && j - i <= 12 && ((s[j] >= '0' && s[j] <= '9') || s[j] == ';')) ++j;
-    if (j < s.size() && s[j] == 'm') return end = j + 1, true;
+    if (j > i + 1 && j < s.size() && s[j] == 'm') return end = j + 1, true;
     return false;
   };
   text.clear();
@@ -219,6 +219,9 @@ TEST_CASE("escape sequences are removed and columns map back", "[log-model]") {
   // The bare "[0m" residue of a paste that lost the ESC byte (pytorch#68893).
   strip_ansi("[0m ip-172-31-0-137:14605:14673 [0] NCCL INFO Using network Socket", c);
   CHECK(c.text == " ip-172-31-0-137:14605:14673 [0] NCCL INFO Using network Socket");
+  // A bracketed word starting with "m" is text, not a parameterless "[m" residue.
+  strip_ansi("[c10d] connect to [master-0]:29500 failed", c);
+  CHECK(c.text == "[c10d] connect to [master-0]:29500 failed");
   // NUL and other control bytes disappear; TAB stays.
   strip_ansi(std::string("a\0b\tc\x7f", 6), c);
   CHECK(c.text == "ab\tc");

@@ -15,11 +15,12 @@ namespace ff::analysis {
 namespace {
 
 bool is_sgr_residue(std::string_view s, std::size_t i, std::size_t& end) {
-  // "[0m", "[1;31m", "[m" at a position where ESC was lost.
+  // "[0m", "[1;31m" at a position where ESC was lost. At least one parameter: a bare "[m"
+  // is too often the start of a bracketed word ("connect to [master-0]:29500").
   if (i >= s.size() || s[i] != '[') return false;
   std::size_t j = i + 1;
   while (j < s.size() && j - i <= 12 && ((s[j] >= '0' && s[j] <= '9') || s[j] == ';')) ++j;
-  if (j < s.size() && s[j] == 'm') {
+  if (j > i + 1 && j < s.size() && s[j] == 'm') {
     end = j + 1;
     return true;
   }

@@ -22,6 +22,8 @@ constexpr double kMismatchScore = 0.7;
 // torchelastic's own "Root Cause (first observed failure)" record is strong evidence.
 constexpr double kRootCauseRecordBonus = 0.1;
 constexpr double kTie = 1e-9;
+// An error line whose rank the launcher then reports as failed is surer to be the fault.
+constexpr double kEndedItBonus = 0.15;
 // A failed exit without a signal is an error line, and the least specific one.
 constexpr double kFailedExitWeight = 0.15;
 
@@ -89,24 +91,37 @@ std::optional<CrossRankFinding> compare_across_ranks(const std::vector<Event>& e
       by_value[std::string(v)].push_back(i);
     }
     if (by_value.size() < 2) continue;
-    // Minority value; ties broken by the smaller number (a lagging sequence number, fewer
-    // enqueued collectives), then by time.
-    const std::pair<const std::string, std::vector<std::size_t>>* minority = nullptr;
-    const std::pair<const std::string, std::vector<std::size_t>>* majority = nullptr;
+    // Minority value: the smallest group; among groups of that size, the smaller number (a
+    // lagging sequence number, fewer enqueued collectives). Undecided when the smallest
+    // groups tie and their values have no order. The majority is the largest other group.
+    using Group = std::pair<const std::string, std::vector<std::size_t>>;
+    std::size_t smallest = members.size();
+    for (const auto& entry : by_value) smallest = std::min(smallest, entry.second.size());
+    const Group* minority = nullptr;
+    bool undecided = false;
     for (const auto& entry : by_value) {
-      if (!majority || entry.second.size() > majority->second.size()) majority = &entry;
+      if (entry.second.size() != smallest) continue;
       if (!minority) {
         minority = &entry;
         continue;
       }
-      if (entry.second.size() != minority->second.size()) {
-        if (entry.second.size() < minority->second.size()) minority = &entry;
-        continue;
-      }
       auto a = numeric(entry.first), b = numeric(minority->first);
-      if (a && b && *a < *b) minority = &entry;
+      if (!a || !b) {
+        undecided = true;
+        break;
+      }
+      if (*a < *b) minority = &entry;
     }
-    if (minority == majority) continue;  // all groups the same size and no order: undecided
+    // When every group is the same size, only an order says who lags, and only a desync
+    // rule (its values are positions in one sequence of collectives) has one.
+    std::size_t largest = 0;
+    for (const auto& entry : by_value) largest = std::max(largest, entry.second.size());
+    if (largest == smallest && spec.mismatch_category.empty()) undecided = true;
+    if (undecided || !minority) continue;
+    const Group* majority = nullptr;
+    for (const auto& entry : by_value)
+      if (&entry != minority && (!majority || entry.second.size() > majority->second.size()))
+        majority = &entry;
     return CrossRankFinding{minority->second.front(), key, minority->first, majority->first,
                             members.size()};
   }
@@ -353,6 +368,13 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
     // symptoms when it came before all of them (they are likely its consequences).
     if (first_fallback) {
       double score = weight(*first_fallback);
+      // The same rank's failed exit, reported by its launcher, says this error ended it.
+      std::string who = participant(events[*first_fallback]);
+      bool ended_it = false;
+      for (std::size_t i : fallbacks)
+        ended_it = ended_it || (i != *first_fallback && readings[i].summary && !who.empty() &&
+                                participant(events[i]) == who);
+      if (ended_it) score += kEndedItBonus;
       if (first_symptom && happened_before(events[*first_fallback], events[*first_symptom]))
         score = std::max(score, best_symptom + 0.01);
       Hypothesis& h = hyps[readings[*first_fallback].category];
@@ -364,6 +386,7 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
             lone ? "no rule names this failure; of the participants that printed errors, only " +
                        describe(events[*first_fallback]) + " printed this line"
                  : "no rule names this failure; the earliest error-level line in the log";
+        if (ended_it) h.lead_reason += ", and the launcher reports that this rank then exited with an error";
       }
     }
   }
@@ -379,16 +402,19 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
       if (weight(i) >= best - kTie) top.push_back(i);
     std::sort(top.begin(), top.end(),
               [&](std::size_t a, std::size_t b) { return happened_before(events[a], events[b]); });
-    // Of one rule's equally strong lines, the one its producer marked more severe leads: an
+    // Of equally strong lines, the one its producer marked more severe leads: an
     // E line concludes the W lines of the same failure ("failed to bind" warnings, then
     // "failed to listen" as the error). Lines without a stated level keep time order.
+    bool by_severity = false;
     for (std::size_t k = 1; k < top.size(); ++k) {
       const auto& lead = events[top.front()];
       const auto& e = events[top[k]];
-      if (e.rule == lead.rule && lead.source.severity != Severity::kUnknown &&
-          e.source.severity > lead.source.severity)
+      if (lead.source.severity != Severity::kUnknown &&
+          e.source.severity > lead.source.severity) {
         std::rotate(top.begin(), top.begin() + static_cast<std::ptrdiff_t>(k),
                     top.begin() + static_cast<std::ptrdiff_t>(k) + 1);
+        by_severity = true;
+      }
     }
     // A cross-rank outlier among the strongest lines leads even without a category change
     // (the rank with fewer enqueued collectives in a heartbeat timeout, say).
@@ -408,7 +434,7 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
     else if (top.size() == 1)
       h.lead_reason = "the strongest " + std::string(h.from_symptoms ? "symptom" : "signature") +
                       " of this kind in the log";
-    else if (events[top[0]].source.severity != events[top[1]].source.severity)
+    else if (by_severity)
       h.lead_reason =
           "the most severe of " + std::to_string(top.size()) + " such lines (by its log level)";
     else if (comparable_times(events[top[0]], events[top[1]]))
