@@ -74,6 +74,8 @@ Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* err
   };
   std::vector<Rule> ok;
   std::vector<Compiled> compiled;
+  ok.reserve(rules.size());
+  compiled.reserve(rules.size());
   for (auto& r : rules) {
     bool good = !r.patterns.empty();
     if (!good) report(r, "patterns", "a rule needs at least one pattern");

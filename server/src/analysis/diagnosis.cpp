@@ -405,6 +405,10 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
     // Of equally strong lines, the one its producer marked more severe leads: an
     // E line concludes the W lines of the same failure ("failed to bind" warnings, then
     // "failed to listen" as the error). Lines without a stated level keep time order.
+    // torchelastic's own "first observed failure" record leads its equals (for a summary the
+    // record earns no score, but it still says which rank ended first).
+    std::stable_partition(top.begin(), top.end(),
+                          [&](std::size_t i) { return events[i].in_root_cause_record; });
     bool by_severity = false;
     for (std::size_t k = 1; k < top.size(); ++k) {
       const auto& lead = events[top.front()];

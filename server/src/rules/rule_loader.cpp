@@ -301,6 +301,7 @@ bool parse_rule(std::string_view text, const std::string& origin, analysis::Rule
 
 std::vector<analysis::Rule> builtin_rules(std::vector<RuleProblem>& problems) {
   std::vector<analysis::Rule> out;
+  out.reserve(builtin_rule_files().size());
   jsonio::JsonReader reader;
   for (const auto& f : builtin_rule_files()) {
     analysis::Rule r;
