@@ -253,6 +253,11 @@ TEST_CASE("launcher, library and timestamp prefixes are attributed", "[log-model
       // NCCL 2.26+ WARN with its own timestamp.
       {"[2025-03-01 10:11:12] gpu7:4411:4502 [3] misc/socket.cc:484 NCCL WARN socketStartConnect: x",
        -1, "gpu7", 4411, 3, NcclLevel::kWarn, TimeKind::kWallClock, "socketStartConnect"},
+      // NCCL 2.32: the function between the source location and the ATTN level; 2.31 DIAG.
+      {"gpu7:4411:4502 [3] init.cc:1520 (ncclCommInitRankFunc) NCCL ATTN ranks run different NCCL builds",
+       -1, "gpu7", 4411, 3, NcclLevel::kAttn, TimeKind::kNone, "ranks run"},
+      {"node042:12345:12345 [0] NCCL DIAG [INFO] NCCL environment: NCCL_DEBUG=WARN on rank(s) {4,5,6,7}",
+       -1, "node042", 12345, 0, NcclLevel::kDiag, TimeKind::kNone, "[INFO] NCCL environment"},
       // torchrun [rankN]: and [defaultN]: prefixes.
       {"[rank2]: torch.cuda.OutOfMemoryError: CUDA out of memory.", 2, "", -1, -1, NcclLevel::kNone,
        TimeKind::kNone, "torch.cuda"},

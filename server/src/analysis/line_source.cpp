@@ -37,7 +37,8 @@ constexpr const char* kPatterns[kKinds] = {
     R"(^\[([IWEF]) ([\w./-]+:\d+)\] ?)",
     R"(^([^\s:\[\]]+):(\d+):(\d+) \[(\d+)\] )",
     R"(^\[(\d+)\] )",
-    R"(^\s*(?:([\w./+-]+:\d+) )?NCCL (INFO|WARN|TRACE|ERROR|ABORT)\b ?)",
+    // 2.32 may put the function between the source location and the level: "(func) ".
+    R"(^\s*(?:([\w./+-]+:\d+) )?(?:\([\w:~<>]+\) )?NCCL (INFO|WARN|TRACE|ERROR|ABORT|DIAG|ATTN)\b ?)",
     R"(^([\w./+-]+:\d+) (WARN|INFO) )",
     R"(^\[([^\s:\[\]]+):(\d+) *:(\d+):(\d+)\] +)",
     R"(^([A-Za-z0-9][\w.-]{0,127}): ?)",
@@ -60,7 +61,9 @@ Severity glog_severity(std::string_view letter) {
 Severity nccl_severity(NcclLevel level) {
   switch (level) {
     case NcclLevel::kInfo:
-    case NcclLevel::kTrace: return Severity::kInfo;
+    case NcclLevel::kTrace:
+    case NcclLevel::kDiag: return Severity::kInfo;
+    case NcclLevel::kAttn:
     case NcclLevel::kWarn: return Severity::kWarning;
     case NcclLevel::kError: return Severity::kError;
     case NcclLevel::kAbort: return Severity::kFatal;
@@ -293,6 +296,8 @@ LineSource parse_line_source(std::string_view line) {
                   : lvl == "WARN"  ? NcclLevel::kWarn
                   : lvl == "TRACE" ? NcclLevel::kTrace
                   : lvl == "ERROR" ? NcclLevel::kError
+                  : lvl == "DIAG"  ? NcclLevel::kDiag
+                  : lvl == "ATTN"  ? NcclLevel::kAttn
                                    : NcclLevel::kAbort;
       src.severity = nccl_severity(src.level);
       pos += consumed();

@@ -9,7 +9,9 @@
 
 namespace ff::analysis {
 
-enum class NcclLevel { kNone, kInfo, kWarn, kTrace, kError, kAbort };
+// NCCL's levels; DIAG (2.31: RAS and active diagnostics) and ATTN (2.32: important
+// non-fatal conditions, between WARN and INFO) are the newest.
+enum class NcclLevel { kNone, kInfo, kWarn, kTrace, kError, kAbort, kDiag, kAttn };
 
 // The severity the line's own prefix states (glog/c10 "[E...]", NCCL's level), when it has one.
 enum class Severity { kUnknown, kInfo, kWarning, kError, kFatal };
