@@ -52,6 +52,10 @@ LintReport lint(const std::vector<analysis::Rule>& raw, std::vector<RuleProblem>
     if (r.role != analysis::Role::kContext && !r.benign && r.fix.summary.empty() &&
         r.role == analysis::Role::kCause)
       rep.problems.push_back({r.origin, r.id, "fix", "a cause needs a fix"});
+    // The shipped catalog is written from the producers' sources, and says which.
+    if (r.sources.empty() && r.origin.rfind("builtin:", 0) == 0)
+      rep.problems.push_back({r.origin, r.id, "sources",
+                              "a built-in rule cites where its message comes from (owner/repo release path)"});
     if (r.decode == analysis::Decode::kExitStatus) {
       bool named = false;
       for (const auto& p : r.patterns)
