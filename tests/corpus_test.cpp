@@ -28,6 +28,7 @@
 
 #include "analysis/analyze.hpp"
 #include "cli/rule_set.hpp"
+#include "percent.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -63,13 +64,6 @@ std::vector<fs::path> case_dirs(const fs::path& root, const char* required) {
     if (e.is_directory() && fs::exists(e.path() / required)) cases.push_back(e.path());
   std::sort(cases.begin(), cases.end());
   return cases;
-}
-
-std::string pct(int num, int den) {
-  if (den == 0) return "   -  ";
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%5.1f%%", 100.0 * num / den);
-  return buf;
 }
 
 struct CaseResult {
@@ -120,7 +114,8 @@ void print_confusion(const std::vector<CaseResult>& results) {
                " top diagnosis is it):\n";
   std::cout << std::left << std::setw(22) << "category" << std::right << std::setw(9) << "expected"
             << std::setw(8) << "recall" << std::setw(10) << "diagnosed" << std::setw(11)
-            << "precision" << "\n";
+            << "precision"
+            << "\n";
   for (const auto& c : order) {
     int expected = 0, found = 0, diagnosed = 0, right = 0;
     for (const auto& r : results) {
@@ -134,8 +129,8 @@ void print_confusion(const std::vector<CaseResult>& results) {
       }
     }
     std::cout << std::left << std::setw(22) << c << std::right << std::setw(9) << expected
-              << std::setw(8) << pct(found, expected) << std::setw(10) << diagnosed
-              << std::setw(11) << pct(right, diagnosed) << "\n";
+              << std::setw(8) << ff::test::percent(found, expected) << std::setw(10) << diagnosed
+              << std::setw(11) << ff::test::percent(right, diagnosed) << "\n";
   }
 }
 
@@ -208,8 +203,9 @@ int run_corpus(const fs::path& dir, double min_category, double min_line) {
 
   double cat_score = n ? static_cast<double>(cat_ok) / n : 0.0;
   double line_score = n ? static_cast<double>(line_ok) / n : 0.0;
-  std::cout << "\ntop-1 category " << cat_ok << "/" << n << " (" << pct(cat_ok, n)
-            << "), initiating line " << line_ok << "/" << n << " (" << pct(line_ok, n) << ")\n";
+  std::cout << "\ntop-1 category " << cat_ok << "/" << n << " (" << ff::test::percent(cat_ok, n)
+            << "), initiating line " << line_ok << "/" << n << " (" << ff::test::percent(line_ok, n)
+            << ")\n";
   // A tiny tolerance so that a threshold written as 0.80 passes 80/100 exactly.
   const double eps = 1e-9;
   bool cat_pass = n > 0 && cat_score + eps >= min_category;
@@ -254,11 +250,9 @@ int run_healthy(const fs::path& dir) {
     for (const auto& d : a.diagnoses) {
       const auto& ev = a.events[d.initiating];
       std::string rule_id = d.rule < rules.size() ? rules[d.rule].id : "?";
-      std::string role =
-          d.rule < rules.size() ? ff::analysis::role_name(rules[d.rule].role) : "?";
+      std::string role = d.rule < rules.size() ? ff::analysis::role_name(rules[d.rule].role) : "?";
       std::cout << "      rule " << rule_id << " (" << role << ", category " << d.category
-                << ") at log.txt:" << ev.line + 1 << "\n        " << ev.text.substr(0, 200)
-                << "\n";
+                << ") at log.txt:" << ev.line + 1 << "\n        " << ev.text.substr(0, 200) << "\n";
     }
     print_findings();
   }

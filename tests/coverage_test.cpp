@@ -33,6 +33,7 @@
 #include "analysis/catalog.hpp"
 #include "analysis/rule.hpp"
 #include "cli/rule_set.hpp"
+#include "percent.hpp"
 
 namespace {
 
@@ -279,23 +280,16 @@ struct Report {
   Tally all;
 };
 
-std::string pct(int num, int den) {
-  if (den == 0) return "-";
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * num / den);
-  return buf;
-}
-
 void print_report(const std::string& title, const Report& rep) {
   std::cout << "\n== " << title << ": per source file (recognised/total)\n";
   for (const auto& [file, t] : rep.per_file)
     std::cout << "  " << std::left << std::setw(58) << file << std::right << std::setw(4)
               << t.recognised << "/" << std::left << std::setw(4) << t.total << std::right << " "
-              << pct(t.recognised, t.total) << "\n";
+              << ff::test::percent(t.recognised, t.total) << "\n";
   std::cout << "\n== " << title << ": unrecognised (" << rep.unrecognised.size() << ")\n";
   for (const auto& u : rep.unrecognised) std::cout << "  " << u << "\n";
   std::cout << "\n== " << title << ": recognised " << rep.all.recognised << "/" << rep.all.total
-            << " (" << pct(rep.all.recognised, rep.all.total) << ")\n";
+            << " (" << ff::test::percent(rep.all.recognised, rep.all.total) << ")\n";
 }
 
 void add(Report& rep, const Row& row, const std::vector<std::string>& lines, const Verdict& v,

@@ -6,21 +6,12 @@
 
 #include "analysis/analyze.hpp"
 #include "analysis/exit_status.hpp"
+#include "diagnosis_test_util.hpp"
 
 using namespace ff::analysis;
+using namespace ff::test;
 
 namespace {
-
-Rule make(std::string id, std::string category, Role role, double weight, std::string pattern) {
-  Rule r;
-  r.id = std::move(id);
-  r.category = std::move(category);
-  r.role = role;
-  r.weight = weight;
-  r.patterns = {std::move(pattern)};
-  r.title = r.id;
-  return r;
-}
 
 Rule exit_rule() {
   Rule r =
@@ -33,23 +24,6 @@ Rule exit_rule() {
 
 Rule fallback_rule() {
   return make("err", "process-crash", Role::kFallback, 0.2, "\\[E\\d{4} [^\\]]*\\]|ERROR");
-}
-
-Catalog catalog(std::vector<Rule> rules) {
-  std::vector<CompileError> errors;
-  Catalog c = Catalog::compile(std::move(rules), &errors);
-  REQUIRE(errors.empty());
-  return c;
-}
-
-Analysis run(const Catalog& c, std::string_view text) {
-  LogInput in{"test.log", text};
-  return analyze(c, std::span(&in, 1));
-}
-
-const Event& initiating(const Analysis& a) {
-  REQUIRE_FALSE(a.diagnoses.empty());
-  return a.events[a.diagnoses.front().initiating];
 }
 
 }  // namespace

@@ -4,40 +4,12 @@
 #include <catch2/catch.hpp>
 
 #include "analysis/analyze.hpp"
+#include "diagnosis_test_util.hpp"
 
 using namespace ff::analysis;
+using namespace ff::test;
 
-namespace {
-
-Rule make(std::string id, std::string category, Role role, double weight, std::string pattern) {
-  Rule r;
-  r.id = std::move(id);
-  r.category = std::move(category);
-  r.role = role;
-  r.weight = weight;
-  r.patterns = {std::move(pattern)};
-  r.title = r.id;
-  return r;
-}
-
-Catalog catalog(std::vector<Rule> rules) {
-  std::vector<CompileError> errors;
-  Catalog c = Catalog::compile(std::move(rules), &errors);
-  REQUIRE(errors.empty());
-  return c;
-}
-
-Analysis run(const Catalog& c, std::string_view text) {
-  LogInput in{"test.log", text};
-  return analyze(c, std::span(&in, 1));
-}
-
-const Event& initiating(const Analysis& a) {
-  REQUIRE_FALSE(a.diagnoses.empty());
-  return a.events[a.diagnoses.front().initiating];
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("a cause beats symptoms printed before it", "[diagnosis]") {
   auto c = catalog({make("oom", "gpu-oom", Role::kCause, 0.9, "CUDA out of memory"),
@@ -54,8 +26,10 @@ TEST_CASE("a cause beats symptoms printed before it", "[diagnosis]") {
 }
 
 TEST_CASE("only symptoms: the best symptom names the category, discounted", "[diagnosis]") {
-  auto c = catalog({make("peer", "remote-peer", Role::kSymptom, 0.45, "Connection closed by remote peer (?P<peer>\\S+)"),
-                    make("ops", "straggler", Role::kSymptom, 0.1, "Some NCCL operations have failed")});
+  auto c =
+      catalog({make("peer", "remote-peer", Role::kSymptom, 0.45,
+                    "Connection closed by remote peer (?P<peer>\\S+)"),
+               make("ops", "straggler", Role::kSymptom, 0.1, "Some NCCL operations have failed")});
   auto a = run(c,
                "Some NCCL operations have failed or timed out.\n"
                "h:1:2 [0] NCCL WARN socketProgress: Connection closed by remote peer gpu9<4567>\n");
@@ -82,25 +56,33 @@ TEST_CASE("ranks that disagree on OpType: the minority rank is the lead", "[diag
   wd.cross_rank = CrossRank{{"op", "seq"}, "collective-mismatch"};
   auto c = catalog({wd});
   auto a = run(c,
-               "[Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE)\n"
-               "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE)\n"
-               "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=BROADCAST)\n");
+               "[Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, "
+               "OpType=ALLREDUCE)\n"
+               "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, "
+               "OpType=ALLREDUCE)\n"
+               "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, "
+               "OpType=BROADCAST)\n");
   CHECK(a.diagnoses[0].category == "collective-mismatch");
   CHECK(initiating(a).source.rank == 3);
   CHECK_THAT(a.diagnoses[0].reasoning, Catch::Contains("op=BROADCAST"));
 
   // Same op everywhere, one rank lagging on SeqNum: still a mismatch, the laggard leads.
   auto b = run(c,
-               "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE)\n"
-               "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=11, OpType=ALLREDUCE)\n"
-               "[Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE)\n");
+               "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, "
+               "OpType=ALLREDUCE)\n"
+               "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=11, "
+               "OpType=ALLREDUCE)\n"
+               "[Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, "
+               "OpType=ALLREDUCE)\n");
   CHECK(b.diagnoses[0].category == "collective-mismatch");
   CHECK(initiating(b).source.rank == 1);
 
   // All ranks agree: a plain timeout, the first line leads and the category stays.
   auto d = run(c,
-               "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE)\n"
-               "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE)\n");
+               "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, "
+               "OpType=ALLREDUCE)\n"
+               "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, "
+               "OpType=ALLREDUCE)\n");
   CHECK(d.diagnoses[0].category == "straggler");
   CHECK(initiating(d).source.rank == 0);
 }
@@ -135,8 +117,12 @@ TEST_CASE("across files, the outlier can be in another file", "[diagnosis]") {
                  "\\[Rank (?P<rank>\\d+)\\] Watchdog .*SeqNum=(?P<seq>\\d+), OpType=(?P<op>\\w+)");
   wd.cross_rank = CrossRank{{"op"}, "collective-mismatch"};
   auto c = catalog({wd});
-  std::string n1 = "[Rank 0] Watchdog WorkNCCL(SeqNum=3, OpType=ALLREDUCE)\n[Rank 1] Watchdog WorkNCCL(SeqNum=3, OpType=ALLREDUCE)\n";
-  std::string n2 = "[Rank 2] Watchdog WorkNCCL(SeqNum=3, OpType=ALLREDUCE)\n[Rank 3] Watchdog WorkNCCL(SeqNum=3, OpType=SEND)\n";
+  std::string n1 =
+      "[Rank 0] Watchdog WorkNCCL(SeqNum=3, OpType=ALLREDUCE)\n[Rank 1] Watchdog "
+      "WorkNCCL(SeqNum=3, OpType=ALLREDUCE)\n";
+  std::string n2 =
+      "[Rank 2] Watchdog WorkNCCL(SeqNum=3, OpType=ALLREDUCE)\n[Rank 3] Watchdog "
+      "WorkNCCL(SeqNum=3, OpType=SEND)\n";
   LogInput in[] = {{"node1.log", n1}, {"node2.log", n2}};
   auto a = analyze(c, in);
   CHECK(initiating(a).file == 1);
@@ -179,11 +165,14 @@ TEST_CASE("torchelastic's Root Cause record names the rank and is preferred", "[
 }
 
 TEST_CASE("Last error: chains and traceback frames give the rank", "[diagnosis]") {
-  auto c = catalog({make("shm", "shm", Role::kCause, 0.85, "Error while creating shared memory segment"),
-                    make("key", "process-crash", Role::kCause, 0.3, "^KeyError: ")});
+  auto c =
+      catalog({make("shm", "shm", Role::kCause, 0.85, "Error while creating shared memory segment"),
+               make("key", "process-crash", Role::kCause, 0.3, "^KeyError: ")});
   auto a = run(c,
-               "[rank6]: torch.distributed.DistBackendError: NCCL error in: NCCLUtils.hpp:268, unhandled system error, NCCL version 2.21.5\n"
-               "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n"
+               "[rank6]: torch.distributed.DistBackendError: NCCL error in: NCCLUtils.hpp:268, "
+               "unhandled system error, NCCL version 2.21.5\n"
+               "ncclSystemError: System call (e.g. socket, malloc) or external library call failed "
+               "or device error.\n"
                "Last error:\n"
                "Error while creating shared memory segment /dev/shm/nccl-1YsMbG (size 7340384)\n");
   CHECK(initiating(a).source.rank == 6);

@@ -28,24 +28,33 @@ TEST_CASE("observations alone give no diagnosis", "[false-alarm]") {
     const char* finding;  // the rule that must report it as a finding, or nullptr
   };
   const Case cases[] = {
-      {"cuMem enabled in a launch script", "#!/bin/bash\nexport NCCL_CUMEM_ENABLE=1\n", "nccl-cumem-hang-2-19"},
+      {"cuMem enabled in a launch script", "#!/bin/bash\nexport NCCL_CUMEM_ENABLE=1\n",
+       "nccl-cumem-hang-2-19"},
       {"an INIT log whose IB channels run without GDRDMA",
        "gpu-node-3:4100:4188 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/3\n"
        "gpu-node-3:4100:4188 [0] NCCL INFO Channel 01/0 : 8[0] -> 0[0] [receive] via NET/IB/3\n"
-       "gpu-node-3:4100:4188 [0] NCCL INFO comm 0x55d1 rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId 18000 commId 0x9a1 - Init COMPLETE\n",
+       "gpu-node-3:4100:4188 [0] NCCL INFO comm 0x55d1 rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId "
+       "18000 commId 0x9a1 - Init COMPLETE\n",
        "nccl-channel-no-gdrdma"},
       {"a stack frame inside NCCL's launch path",
-       "Thread 4242 (idle): \"MainThread\"\n    ncclLaunchKernelBefore_NoUncapturedCuda (enqueue.cc:968)\n    ncclAllReduce (collectives.cc:49)\n",
+       "Thread 4242 (idle): \"MainThread\"\n    ncclLaunchKernelBefore_NoUncapturedCuda "
+       "(enqueue.cc:968)\n    ncclAllReduce (collectives.cc:49)\n",
        nullptr},
       {"an nvidia-smi topo -m matrix without NVLink",
-       "        GPU0    GPU1    CPU Affinity    NUMA Affinity\nGPU0     X      PHB     0-31            0\nGPU1    PHB      X      0-31            0\n",
+       "        GPU0    GPU1    CPU Affinity    NUMA Affinity\nGPU0     X      PHB     0-31        "
+       "    0\nGPU1    PHB      X      0-31            0\n",
        "nvsmi-topo-no-p2p-path"},
-      {"NCCL_IB_HCA set by prefix", "node2:77:77 [0] NCCL INFO NCCL_IB_HCA set to mlx5_1\n", "nccl-ib-hca-prefix"},
+      {"NCCL_IB_HCA set by prefix", "node2:77:77 [0] NCCL INFO NCCL_IB_HCA set to mlx5_1\n",
+       "nccl-ib-hca-prefix"},
       {"a torchrun run that succeeded",
-       "[2024-05-01 10:00:00,100] torch.distributed.run: [WARNING] Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed.\n"
+       "[2024-05-01 10:00:00,100] torch.distributed.run: [WARNING] Setting OMP_NUM_THREADS "
+       "environment variable for each process to be 1 in default, to avoid your system being "
+       "overloaded, please further tune the variable for optimal performance in your application "
+       "as needed.\n"
        "epoch 0 step 100 loss 1.234\n",
        nullptr},
-      {"a clean exit reported by Slurm", "srun: error: gpu-node-3: task 0: Exited with exit code 0\n", nullptr},
+      {"a clean exit reported by Slurm",
+       "srun: error: gpu-node-3: task 0: Exited with exit code 0\n", nullptr},
   };
   for (const auto& c : cases) {
     INFO(c.what);
@@ -60,9 +69,11 @@ TEST_CASE("observations alone give no diagnosis", "[false-alarm]") {
 
 TEST_CASE("an observation becomes the cause next to a failure it explains", "[false-alarm]") {
   // Channels without GDRDMA, then an IB transport failure on the same job.
-  auto a = run(
-      "gpu-node-3:4100:4188 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/3\n"
-      "gpu-node-3:4100:4188 [0] transport/net_ib.cc:1712 NCCL WARN NET/IB : Got completion from peer 10.1.2.3<40123> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid ::ffff:10.1.2.4 remoteGids::ffff:10.1.2.3 hca mlx5_3\n");
+  auto a =
+      run("gpu-node-3:4100:4188 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/3\n"
+          "gpu-node-3:4100:4188 [0] transport/net_ib.cc:1712 NCCL WARN NET/IB : Got completion "
+          "from peer 10.1.2.3<40123> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid "
+          "::ffff:10.1.2.4 remoteGids::ffff:10.1.2.3 hca mlx5_3\n");
   REQUIRE_FALSE(a.diagnoses.empty());
   CHECK(a.diagnoses.front().category == "ib");  // the failure itself is stronger
   bool finding_used = a.findings.empty();

@@ -1,0 +1,44 @@
+// Small hand-written catalogs for the diagnosis tests: each behaviour is tested with rules
+// written for the case, independent of the shipped catalog.
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/analyze.hpp"
+
+namespace ff::test {
+
+inline analysis::Rule make(std::string id, std::string category, analysis::Role role, double weight,
+                           std::string pattern) {
+  analysis::Rule r;
+  r.id = std::move(id);
+  r.category = std::move(category);
+  r.role = role;
+  r.weight = weight;
+  r.patterns = {std::move(pattern)};
+  r.title = r.id;
+  return r;
+}
+
+inline analysis::Catalog catalog(std::vector<analysis::Rule> rules) {
+  std::vector<analysis::CompileError> errors;
+  analysis::Catalog c = analysis::Catalog::compile(std::move(rules), &errors);
+  REQUIRE(errors.empty());
+  return c;
+}
+
+inline analysis::Analysis run(const analysis::Catalog& c, std::string_view text) {
+  analysis::LogInput in{"test.log", text};
+  return analysis::analyze(c, std::span(&in, 1));
+}
+
+inline const analysis::Event& initiating(const analysis::Analysis& a) {
+  REQUIRE_FALSE(a.diagnoses.empty());
+  return a.events[a.diagnoses.front().initiating];
+}
+
+}  // namespace ff::test
