@@ -6,6 +6,7 @@
 
 #include "analysis/analyze.hpp"
 #include "analysis/exit_status.hpp"
+#include "analysis/nccl_source.hpp"
 #include "diagnosis_test_util.hpp"
 
 using namespace ff::analysis;
@@ -227,4 +228,62 @@ TEST_CASE("an error line on the rank the launcher reports as failed is surer", "
   CHECK(ended.diagnoses[0].confidence > alone.diagnoses[0].confidence);
   CHECK(other.diagnoses[0].confidence == Approx(alone.diagnoses[0].confidence));
   CHECK_THAT(ended.diagnoses[0].reasoning, Catch::Contains("exited with an error"));
+}
+
+TEST_CASE("an NCCL source file names the subsystem that failed", "[nccl-source]") {
+  struct Row {
+    const char* file;
+    const char* category;  // nullptr: a file every subsystem passes through
+  };
+  const Row rows[] = {
+      {"transport/net_ib.cc:1295", "ib"},
+      {"transport/net_ib/connect.cc", "ib"},
+      {"misc/ibvwrap.cc:284", "ib"},
+      {"misc/socket.cc:567", "socket"},
+      {"include/socket.h:344", "socket"},
+      {"transport/net_socket.cc", "socket"},
+      {"bootstrap.cc:270", "socket"},
+      {"include/shm.h:48", "shm"},
+      {"misc/shmutils.cc", "shm"},
+      {"transport/p2p.cc:417", "p2p"},
+      {"transport/nvls.cc:244", "nvlink-fabric"},
+      {"graph/xml.cc:850", "config"},
+      {"graph/topo.cc", "config"},
+      {"misc/gdrwrap.cc", "gdr"},
+      {"init.cc:1548", nullptr},
+      {"group.cc:418", nullptr},
+      {"enqueue.cc:1981", nullptr},
+      {"proxy.cc:1119", nullptr},
+      {"", nullptr},
+      {"mysocketlib.cc", nullptr},
+  };
+  for (const auto& r : rows) {
+    INFO(r.file);
+    auto c = category_of_nccl_file(r.file);
+    if (r.category)
+      CHECK(c == std::optional<std::string_view>(r.category));
+    else
+      CHECK_FALSE(c.has_value());
+  }
+}
+
+TEST_CASE("an NCCL WARN no rule knows takes its category from the file it names", "[nccl-source]") {
+  Rule any = make("any-warn", "process-crash", Role::kFallback, 0.2, "NCCL WARN \\S");
+  any.decode = Decode::kNcclSource;
+  Rule trace = make("trace", "socket", Role::kSymptom, 0.1,
+                    "NCCL INFO (?:(?P<nccl_file>\\S+\\.cc):\\d+ )?-> 2$");
+  trace.decode = Decode::kNcclSource;
+  auto c = catalog({any, trace});
+  auto ib = run(c,
+                "gpu1:10:11 [0] transport/net_ib.cc:1999 NCCL WARN NET/IB : a message from a newer "
+                "release\n");
+  REQUIRE_FALSE(ib.diagnoses.empty());
+  CHECK(ib.diagnoses[0].category == "ib");
+  auto plain = run(c, "gpu1:10:11 [0] NCCL WARN a message with no file\n");
+  CHECK(plain.diagnoses[0].category == "process-crash");
+  auto shm = run(c,
+                 "gpu1:10:11 [0] NCCL INFO misc/shmutils.cc:91 -> 2\ngpu1:10:11 [0] NCCL INFO "
+                 "init.cc:1548 -> 2\n");
+  REQUIRE_FALSE(shm.diagnoses.empty());
+  CHECK(shm.diagnoses[0].category == "shm");
 }

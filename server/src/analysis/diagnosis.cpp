@@ -9,6 +9,7 @@
 #include <set>
 
 #include "analysis/exit_status.hpp"
+#include "analysis/nccl_source.hpp"
 
 namespace ff::analysis {
 
@@ -181,6 +182,11 @@ std::vector<Reading> read_events(const std::vector<Rule>& rules, const std::vect
         }
       }
       reading.summary = true;
+    }
+    if (r.decode == Decode::kNcclSource) {
+      std::string_view file = e.capture("nccl_file");
+      if (file.empty()) file = e.source.nccl_file;
+      if (auto category = category_of_nccl_file(file)) reading.category = std::string(*category);
     }
     // "retrying (34/34)": the last try of a retry loop failing is the failure itself; the
     // tries before it are only its symptoms.
@@ -386,7 +392,8 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
             lone ? "no rule names this failure; of the participants that printed errors, only " +
                        describe(events[*first_fallback]) + " printed this line"
                  : "no rule names this failure; the earliest error-level line in the log";
-        if (ended_it) h.lead_reason += ", and the launcher reports that this rank then exited with an error";
+        if (ended_it)
+          h.lead_reason += ", and the launcher reports that this rank then exited with an error";
       }
     }
   }
@@ -413,8 +420,7 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
     for (std::size_t k = 1; k < top.size(); ++k) {
       const auto& lead = events[top.front()];
       const auto& e = events[top[k]];
-      if (lead.source.severity != Severity::kUnknown &&
-          e.source.severity > lead.source.severity) {
+      if (lead.source.severity != Severity::kUnknown && e.source.severity > lead.source.severity) {
         std::rotate(top.begin(), top.begin() + static_cast<std::ptrdiff_t>(k),
                     top.begin() + static_cast<std::ptrdiff_t>(k) + 1);
         by_severity = true;

@@ -38,7 +38,10 @@ inline const char* role_name(Role r) {
 // How the core reads a rule's captures beyond who the line is about.
 //   kExitStatus: the `signal`, `returncode` or `exitcode` capture says how a rank ended;
 //                the core decodes it into a category and a role (exit_status.hpp).
-enum class Decode { kNone, kExitStatus };
+//   kNcclSource: the NCCL source file the line names (its `nccl_file` capture, or NCCL's
+//                own prefix) gives the category when it belongs to one subsystem
+//                (nccl_source.hpp); otherwise the rule's category stands.
+enum class Decode { kNone, kExitStatus, kNcclSource };
 
 struct Check {
   std::string text;

@@ -68,6 +68,8 @@ std::string catalog_markdown(const std::vector<analysis::Rule>& rules) {
         o << ".";
       }
       if (r->decode == analysis::Decode::kExitStatus) o << " Decodes the exit status.";
+      if (r->decode == analysis::Decode::kNcclSource)
+        o << " The category follows the NCCL source file the line names.";
       o << "\n\n" << r->indicates << "\n";
       if (!r->sources.empty()) {
         o << "\nMessage source:\n\n";

@@ -277,8 +277,10 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
   std::string decode = r.str(j, "decode", "decode", false);
   if (decode == "exit-status")
     rule.decode = analysis::Decode::kExitStatus;
+  else if (decode == "nccl-source")
+    rule.decode = analysis::Decode::kNcclSource;
   else if (!decode.empty())
-    r.fail("decode", "must be 'exit-status'");
+    r.fail("decode", "must be 'exit-status' or 'nccl-source'");
   rule.sources = r.strings(j, "sources", "sources", false);
   if (!r.ok) return false;
   out = std::move(rule);
@@ -414,6 +416,7 @@ std::string rule_to_json(const analysis::Rule& r) {
   }
   if (!r.explains.empty()) j["explains"] = r.explains;
   if (r.decode == analysis::Decode::kExitStatus) j["decode"] = "exit-status";
+  if (r.decode == analysis::Decode::kNcclSource) j["decode"] = "nccl-source";
   if (!r.sources.empty()) j["sources"] = r.sources;
   j["examples"] = {{"match", r.examples_match}, {"no_match", r.examples_no_match}};
   return j.dump(2);
