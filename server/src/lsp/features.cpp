@@ -433,11 +433,19 @@ std::vector<FeatureServer::Publication> FeatureServer::accept(
       continue;  // stale: a newer analysis is scheduled
     Published& p = published_[snap.uri];
     if (p.run && p.version > snap.version) continue;
+    auto items = run->items.find(snap.uri);
+    std::vector<DiagnosticItem> now =
+        items == run->items.end() ? std::vector<DiagnosticItem>{} : items->second;
+    // A version is published once: again only when another log changed what it says
+    // (correlation across files), never the same diagnostics a second time.
+    bool same = p.run && p.version == snap.version && [&] {
+      auto before = p.run->items.find(snap.uri);
+      return before == p.run->items.end() ? now.empty() : before->second == now;
+    }();
     p.version = snap.version;
     p.run = run;
-    auto items = run->items.find(snap.uri);
-    out.push_back({snap.uri, snap.version,
-                   items == run->items.end() ? std::vector<DiagnosticItem>{} : items->second});
+    if (same) continue;
+    out.push_back({snap.uri, snap.version, std::move(now)});
   }
   return out;
 }

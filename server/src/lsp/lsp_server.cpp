@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <future>
+#include <utility>
 
 #include "parallel/parallel_scan.hpp"
 #include "report/report.hpp"
@@ -100,6 +101,8 @@ LspServer::~LspServer() {
   std::promise<void> done;
   scheduler_->post([&] {
     debounce_.reset();
+    // Requests still waiting are answered (with an error) while the server still exists.
+    abandon_pending("the server stopped before the request was answered");
     done.set_value();
   });
   done.get_future().wait_for(std::chrono::seconds(1));
@@ -222,48 +225,128 @@ void LspServer::handle(json msg) {
   handle_request(msg["id"], method, params);
 }
 
+// ---------------------------------------------------------------------------------------
+// One reply per request
+
+LspServer::ReplyOnce::ReplyOnce(LspServer& server, json id, std::string method)
+    : server_(&server), id_(std::move(id)), method_(std::move(method)) {}
+
+LspServer::ReplyOnce::ReplyOnce(ReplyOnce&& o) noexcept
+    : server_(std::exchange(o.server_, nullptr)),
+      id_(std::move(o.id_)),
+      method_(std::move(o.method_)),
+      replied_(o.replied_) {}
+
+LspServer::ReplyOnce& LspServer::ReplyOnce::operator=(ReplyOnce&& o) noexcept {
+  if (this != &o) {
+    if (server_ && !replied_) error(kInternalError, "server failed to reply to " + method_);
+    server_ = std::exchange(o.server_, nullptr);
+    id_ = std::move(o.id_);
+    method_ = std::move(o.method_);
+    replied_ = o.replied_;
+  }
+  return *this;
+}
+
+LspServer::ReplyOnce::~ReplyOnce() {
+  if (!server_ || replied_) return;
+  spdlog::error("{} (id {}) was never answered; replying with an error", method_, id_.dump());
+  try {
+    error(kInternalError, "server failed to reply to " + method_);
+  } catch (...) {
+  }
+}
+
+bool LspServer::ReplyOnce::claim() {
+  if (!server_) return false;
+  if (replied_) {
+    ++server_->replied_twice_;
+    spdlog::error("{} (id {}) answered twice; the second reply is dropped", method_, id_.dump());
+    return false;
+  }
+  replied_ = true;
+  return true;
+}
+
+void LspServer::ReplyOnce::result(json r) {
+  if (claim()) server_->reply(id_, std::move(r));
+}
+
+void LspServer::ReplyOnce::error(int code, const std::string& message) {
+  if (claim()) server_->reply_error(id_, code, message);
+}
+
+// ---------------------------------------------------------------------------------------
+// Requests
+
+namespace {
+bool waits_for_analysis(const std::string& method) {
+  return method == "textDocument/hover" || method == "textDocument/codeAction" ||
+         method == "textDocument/codeLens" || method == "textDocument/diagnostic";
+}
+}  // namespace
+
 void LspServer::handle_request(const json& id, const std::string& method, const json& params) {
-  if (is_cancelled(id)) return reply_error(id, kRequestCancelled, "request cancelled");
+  ReplyOnce reply(*this, id, method);
+  if (is_cancelled(id)) return reply.error(kRequestCancelled, "request cancelled");
   if (!initialized_ && method != "initialize")
-    return reply_error(id, kServerNotInitialized, "server not initialized: send initialize first");
-  if (shutdown_) return reply_error(id, kInvalidRequest, "the server is shutting down");
+    return reply.error(kServerNotInitialized, "server not initialized: send initialize first");
+  if (shutdown_) return reply.error(kInvalidRequest, "the server is shutting down");
+  if (method == "shutdown") {
+    shutdown_ = true;
+    // Requests that came before it and wait for an analysis are answered first.
+    if (!pending_.empty()) {
+      shutdown_reply_.emplace(std::move(reply));
+      return;
+    }
+    return reply.result(nullptr);
+  }
+  if (waits_for_analysis(method)) {
+    std::string uri;
+    try {
+      uri = uri_of(params);
+    } catch (const RpcError& e) {
+      return reply.error(e.code, e.message);
+    }
+    if (!features_.up_to_date(uri)) {
+      pending_.push_back({std::move(reply), uri, method, params});
+      // One analysis per version: the running one answers it when it saw these texts.
+      if (!(analysis_running_ && running_generation_ == generation_))
+        schedule_analysis(true, false);
+      return;
+    }
+  }
+  dispatch(std::move(reply), method, params);
+}
+
+void LspServer::dispatch(ReplyOnce reply, const std::string& method, const json& params) {
   try {
     if (method == "initialize") {
-      if (initialized_) return reply_error(id, kInvalidRequest, "initialize was already received");
-      return reply(id, initialize(params));
+      if (initialized_) return reply.error(kInvalidRequest, "initialize was already received");
+      return reply.result(initialize(params));
     }
-    if (method == "shutdown") {
-      shutdown_ = true;
-      return reply(id, nullptr);
-    }
-    if (method == "textDocument/hover" || method == "textDocument/codeAction" ||
-        method == "textDocument/codeLens" || method == "textDocument/diagnostic") {
-      std::string uri = uri_of(params);
-      if (!features_.up_to_date(uri)) {
-        pending_.push_back({id, uri, method, params});
-        schedule_analysis(true, false);
-        return;
-      }
-    }
-    if (method == "textDocument/hover") return reply(id, hover(params));
-    if (method == "textDocument/codeAction") return reply(id, code_action(params));
-    if (method == "codeAction/resolve") return reply(id, code_action_resolve(params));
-    if (method == "textDocument/codeLens") return reply(id, code_lens(params));
-    if (method == "workspace/executeCommand") return reply(id, execute_command(id, params));
-    if (method == "textDocument/diagnostic") return reply(id, pull_diagnostics(params));
-    reply_error(id, kMethodNotFound, "method not found: " + method);
+    if (method == "textDocument/hover") return reply.result(hover(params));
+    if (method == "textDocument/codeAction") return reply.result(code_action(params));
+    if (method == "codeAction/resolve") return reply.result(code_action_resolve(params));
+    if (method == "textDocument/codeLens") return reply.result(code_lens(params));
+    if (method == "workspace/executeCommand")
+      return reply.result(execute_command(reply.id(), params));
+    if (method == "textDocument/diagnostic") return reply.result(pull_diagnostics(params));
+    reply.error(kMethodNotFound, "method not found: " + method);
   } catch (const RpcError& e) {
-    reply_error(id, e.code, e.message);
+    reply.error(e.code, e.message);
   } catch (const json::exception& e) {
-    reply_error(id, kInvalidParams, std::string("invalid params: ") + e.what());
+    reply.error(kInvalidParams, std::string("invalid params: ") + e.what());
   } catch (const std::exception& e) {
     spdlog::error("{}: {}", method, e.what());
-    reply_error(id, kInternalError, std::string("internal error: ") + e.what());
+    reply.error(kInternalError, std::string("internal error: ") + e.what());
   }
 }
 
 void LspServer::handle_notification(const std::string& method, json& params) {
   if (method == "exit") {
+    // Nothing is left unanswered, whatever came in the same batch.
+    abandon_pending("the server is exiting; the request was not answered");
     exited_ = true;
     int code = exit_code();
     spdlog::info("exit (code {})", code);
@@ -281,13 +364,14 @@ void LspServer::handle_notification(const std::string& method, json& params) {
     if (!params.contains("id")) return;
     std::string key = id_key(params["id"]);
     for (auto it = pending_.begin(); it != pending_.end();) {
-      if (id_key(it->id) == key) {
-        reply_error(it->id, kRequestCancelled, "request cancelled");
+      if (id_key(it->reply.id()) == key) {
+        it->reply.error(kRequestCancelled, "request cancelled");
         it = pending_.erase(it);
       } else {
         ++it;
       }
     }
+    answer_shutdown_when_done();
     return;
   }
   // didSave, didChangeConfiguration, $/setTrace, unknown notifications: nothing to do.
@@ -398,7 +482,9 @@ void LspServer::did_open(json& params) {
   if (!text.is_string()) invalid_params("textDocument.text must be a string");
   // Moved out, not copied: it is the whole document.
   auto t0 = std::chrono::steady_clock::now();
+  bool was_log = features_.is_log(uri);
   features_.open(uri, lang, version, std::move(text.get_ref<std::string&>()));
+  if (was_log || features_.is_log(uri)) ++generation_;
   if (features_.is_log(uri)) schedule_analysis(true);
   auto t1 = std::chrono::steady_clock::now();
   features_.index_documents();  // while the analysis thread scans
@@ -425,7 +511,10 @@ void LspServer::did_change(json& params) {
     spdlog::warn("didChange {} v{} ignored (unknown document or older version)", uri, version);
     return;
   }
-  if (features_.is_log(uri)) schedule_analysis();
+  if (features_.is_log(uri)) {
+    ++generation_;
+    schedule_analysis();
+  }
 }
 
 void LspServer::did_close(const json& params) {
@@ -434,6 +523,7 @@ void LspServer::did_close(const json& params) {
   rendered_.erase(uri);
   if (!features_.close(uri)) return;
   if (was_log) {
+    ++generation_;
     notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
     schedule_analysis();
   }
@@ -476,9 +566,11 @@ void LspServer::start_analysis() {
     return;
   }
   analysis_running_ = true;
+  running_generation_ = generation_;
   auto docs = features_.log_snapshot();
   auto opts = features_.analyzer_options();
   scheduler_->post_analysis([this, docs = std::move(docs), opts]() mutable {
+    if (options_.before_analysis) options_.before_analysis();
     auto t0 = std::chrono::steady_clock::now();
     auto run = std::make_shared<AnalysisRun>(analyzer_.run_lending(std::move(docs), opts));
     auto ms =
@@ -496,11 +588,13 @@ void LspServer::start_analysis() {
 
 void LspServer::on_analysis(std::shared_ptr<const AnalysisRun> run) {
   analysis_running_ = false;
+  if (exited_) return;  // nothing is sent after exit
   for (const auto& p : features_.accept(run)) publish(p);
   answer_pending();
   if (analysis_again_) {
     analysis_again_ = false;
-    start_analysis();
+    // Only for texts this run did not see: never the same version twice.
+    if (generation_ != running_generation_) start_analysis();
   }
 }
 
@@ -653,7 +747,22 @@ void LspServer::answer_pending() {
   std::vector<Pending> ready, waiting;
   for (auto& p : pending_) (features_.up_to_date(p.uri) ? ready : waiting).push_back(std::move(p));
   pending_ = std::move(waiting);
-  for (auto& p : ready) handle_request(p.id, p.method, p.params);
+  // Accepted before any shutdown, so answered in full even after one.
+  for (auto& p : ready) dispatch(std::move(p.reply), p.method, p.params);
+  answer_shutdown_when_done();
+}
+
+void LspServer::answer_shutdown_when_done() {
+  if (!shutdown_reply_ || !pending_.empty()) return;
+  shutdown_reply_->result(nullptr);
+  shutdown_reply_.reset();
+}
+
+void LspServer::abandon_pending(const std::string& why) {
+  std::vector<Pending> waiting = std::move(pending_);
+  pending_.clear();
+  for (auto& p : waiting) p.reply.error(kRequestFailed, why);
+  answer_shutdown_when_done();
 }
 
 }  // namespace ff::lsp

@@ -34,6 +34,7 @@ inline constexpr int kInvalidParams = -32602;
 inline constexpr int kInternalError = -32603;
 inline constexpr int kServerNotInitialized = -32002;
 inline constexpr int kRequestCancelled = -32800;
+inline constexpr int kRequestFailed = -32803;
 
 struct ServerOptions {
   std::string docs_dir;  // where docs/catalog.md is; empty: found from the workspace
@@ -49,6 +50,9 @@ struct ServerOptions {
   // ends the process at once (::_exit: worker threads may be mid-analysis). A host that
   // embeds the server (the fuzzer) keeps the process; the server then drops what follows.
   std::function<void(int code)> exit_process;
+  // Tests: runs on the analysis thread before each analysis (to count them, or to hold one
+  // while requests arrive).
+  std::function<void()> before_analysis;
 };
 
 inline constexpr std::size_t kPrepareBodyBytes = std::size_t{1} << 20;
@@ -57,6 +61,34 @@ class LspServer {
  public:
   LspServer(const analysis::Catalog& catalog, ServerOptions options, Output& out);
   ~LspServer();
+
+  // The one reply a request gets (clangd's ReplyOnce). Every request the protocol thread
+  // takes is wrapped in one; it is moved along while the request waits (for an analysis, or
+  // behind other requests at shutdown). A second reply is a bug: it is logged, counted
+  // (replied_twice()) and not sent. Destroyed without a reply, it answers with an error, so
+  // no path can leave a request unanswered. Protocol thread only.
+  class ReplyOnce {
+   public:
+    ReplyOnce(LspServer& server, nlohmann::json id, std::string method);
+    ReplyOnce(ReplyOnce&& o) noexcept;
+    ReplyOnce& operator=(ReplyOnce&& o) noexcept;
+    ReplyOnce(const ReplyOnce&) = delete;
+    ReplyOnce& operator=(const ReplyOnce&) = delete;
+    ~ReplyOnce();
+    void result(nlohmann::json r);
+    void error(int code, const std::string& message);
+    const nlohmann::json& id() const { return id_; }
+    const std::string& method() const { return method_; }
+
+   private:
+    bool claim();  // false (and logged) when already replied
+    LspServer* server_ = nullptr;  // null once moved from
+    nlohmann::json id_;
+    std::string method_;
+    bool replied_ = false;
+  };
+  // Replies attempted on a request that was already answered (a bug; 0 in every test).
+  std::size_t replied_twice() const { return replied_twice_; }
 
   // Reader thread (one thread, never two at once): the frames (or framing errors) of one
   // read from the client, all parsed and accepted (ids and cancellations recorded) before any
@@ -80,6 +112,8 @@ class LspServer {
   std::optional<json> accept(const Frame& frame);
   void handle(json msg);  // protocol thread
   void handle_request(const json& id, const std::string& method, const json& params);
+  // Runs a request that is ready (its document analysed), answering through `reply`.
+  void dispatch(ReplyOnce reply, const std::string& method, const json& params);
   void handle_notification(const std::string& method, json& params);
 
   void reply(const json& id, json result);
@@ -104,6 +138,10 @@ class LspServer {
   void start_analysis();
   void on_analysis(std::shared_ptr<const AnalysisRun> run);
   void answer_pending();
+  // The shutdown reply, once no request that came before it still waits.
+  void answer_shutdown_when_done();
+  // On exit: every waiting request gets an error, then the shutdown reply.
+  void abandon_pending(const std::string& why);
   void publish(const FeatureServer::Publication& p);
   json diagnostic_json(const DiagnosticItem& d) const;
   json range_json(const Range& r) const;
@@ -122,17 +160,25 @@ class LspServer {
   bool can_resolve_ = false;
   bool analysis_running_ = false;
   bool analysis_again_ = false;
+  // Bumped by every change to the set of logs or their texts; the running analysis saw
+  // running_generation_. A request waiting for an analysis starts none when the running
+  // one already covers the current texts (one analysis per version).
+  std::uint64_t generation_ = 0;
+  std::uint64_t running_generation_ = 0;
   bool debounce_armed_ = false;
   std::chrono::steady_clock::time_point dirty_since_;  // when the armed debounce began
   std::optional<std::chrono::steady_clock::time_point> last_edit_;
   // Requests on a log whose latest version is not analysed yet wait for the analysis.
   struct Pending {
-    json id;
+    ReplyOnce reply;
     std::string uri;
     std::string method;
     json params;
   };
   std::vector<Pending> pending_;
+  // A shutdown that arrived while requests waited: answered after them.
+  std::optional<ReplyOnce> shutdown_reply_;
+  std::atomic<std::size_t> replied_twice_{0};
   // The diagnostics last published per document, each with its JSON text: after an append
   // nearly all are unchanged and are not rendered again.
   std::map<std::string, std::vector<std::pair<DiagnosticItem, std::string>>> rendered_;

@@ -196,6 +196,11 @@ std::string frame(std::string_view body) {
 
 bool Output::write(std::string_view body) {
   if (closed_) return false;
+  if (sink_) {
+    std::lock_guard<std::mutex> lock(mu_);
+    sink_(body);
+    return true;
+  }
   std::string data = frame(body);
   std::lock_guard<std::mutex> lock(mu_);
   std::size_t done = 0;

@@ -65,16 +65,21 @@ class FrameParser {
 std::string frame(std::string_view body);
 
 // Writes framed messages to fd 1 from any thread. A vanished client (EPIPE or any write
-// error) makes every later write a no-op and calls `on_closed` once.
+// error) makes every later write a no-op and calls `on_closed` once. The in-memory variant
+// hands each message body (unframed) to a sink instead, under the same mutex, so protocol
+// tests run the server in process.
 class Output {
  public:
+  using Sink = std::function<void(std::string_view body)>;
   explicit Output(int fd = 1) : fd_(fd) {}
+  explicit Output(Sink sink) : fd_(-1), sink_(std::move(sink)) {}
   void set_on_closed(std::function<void()> f) { on_closed_ = std::move(f); }
   bool write(std::string_view body);
   bool closed() const { return closed_; }
 
  private:
   int fd_;
+  Sink sink_;
   std::mutex mu_;
   std::atomic<bool> closed_{false};
   std::function<void()> on_closed_;

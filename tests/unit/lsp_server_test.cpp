@@ -1,0 +1,300 @@
+// The protocol adapter in process: an in-memory Output, frames handed to on_frames() as the
+// reader thread would, and a hook that holds an analysis while requests arrive. Covers
+// issue 17's defects 1 (one analysis per document version) and 2 (every request answered
+// exactly once, including around shutdown and exit).
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "builtin_catalog.hpp"
+#include "lsp/lsp_server.hpp"
+
+using namespace ff;
+using namespace ff::lsp;
+using json = nlohmann::json;
+
+namespace {
+
+std::string sample_log() {
+  std::ifstream in(std::string(FF_TEST_DATA) + "/../../server/samples/oom-watchdog.log",
+                   std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A gate the analysis thread waits at; counts the analyses that passed it.
+struct Gate {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool open = true;
+  int analyses = 0;
+  void pass() {
+    std::unique_lock<std::mutex> lock(mu);
+    ++analyses;
+    cv.notify_all();
+    cv.wait(lock, [&] { return open; });
+  }
+  void close() {
+    std::lock_guard<std::mutex> lock(mu);
+    open = false;
+  }
+  void release() {
+    std::lock_guard<std::mutex> lock(mu);
+    open = true;
+    cv.notify_all();
+  }
+  bool wait_started(int n) {
+    std::unique_lock<std::mutex> lock(mu);
+    return cv.wait_for(lock, std::chrono::seconds(10), [&] { return analyses >= n; });
+  }
+  int count() {
+    std::lock_guard<std::mutex> lock(mu);
+    return analyses;
+  }
+};
+
+struct Client {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<json> received;
+  std::optional<int> exit_code;
+  Gate gate;
+  Output out{[this](std::string_view body) {
+    std::lock_guard<std::mutex> lock(mu);
+    received.push_back(json::parse(body));
+    cv.notify_all();
+  }};
+  std::unique_ptr<LspServer> server;
+
+  Client() {
+    ServerOptions o;
+    o.exit_process = [this](int code) {
+      std::lock_guard<std::mutex> lock(mu);
+      exit_code = code;
+      cv.notify_all();
+    };
+    o.before_analysis = [this] { gate.pass(); };
+    server = std::make_unique<LspServer>(test::builtin_catalog(), o, out);
+  }
+  ~Client() {
+    if (std::getenv("FF_TEST_DUMP"))
+      for (const auto& m : received) std::fprintf(stderr, "%s\n", m.dump().substr(0, 300).c_str());
+    gate.release();
+    server.reset();
+  }
+  // One read's worth of messages.
+  void send(const std::vector<json>& batch) {
+    std::vector<Frame> frames;
+    for (const auto& m : batch) {
+      Frame f;
+      std::string body = m.dump();
+      f.body.reserve(body.size() + kBodyPadding);
+      f.body = body;
+      frames.push_back(std::move(f));
+    }
+    server->on_frames(frames);
+  }
+  template <class Pred>
+  bool wait(Pred pred, int ms = 10000) {
+    std::unique_lock<std::mutex> lock(mu);
+    return cv.wait_for(lock, std::chrono::milliseconds(ms), [&] { return pred(received); });
+  }
+  std::vector<json> replies_to(const json& id) {
+    std::lock_guard<std::mutex> lock(mu);
+    std::vector<json> out;
+    for (const auto& m : received)
+      if (!m.contains("method") && m.contains("id") && m["id"] == id) out.push_back(m);
+    return out;
+  }
+  std::size_t index_of_reply(const json& id) {
+    std::lock_guard<std::mutex> lock(mu);
+    for (std::size_t i = 0; i < received.size(); ++i)
+      if (!received[i].contains("method") && received[i]["id"] == id) return i;
+    return static_cast<std::size_t>(-1);
+  }
+  int publications(const std::string& uri, std::int64_t version) {
+    std::lock_guard<std::mutex> lock(mu);
+    int n = 0;
+    for (const auto& m : received)
+      if (m.value("method", "") == "textDocument/publishDiagnostics" &&
+          m["params"]["uri"] == uri && m["params"].value("version", -1) == version)
+        ++n;
+    return n;
+  }
+};
+
+// For wait() predicates, which run under the client's lock.
+std::size_t n_replies(const std::vector<json>& r, int id) {
+  std::size_t n = 0;
+  for (const auto& m : r)
+    if (!m.contains("method") && m.contains("id") && m["id"] == id) ++n;
+  return n;
+}
+int n_publications(const std::vector<json>& r, const std::string& uri, std::int64_t version) {
+  int n = 0;
+  for (const auto& m : r)
+    if (m.value("method", "") == "textDocument/publishDiagnostics" &&
+        m["params"]["uri"] == uri && m["params"].value("version", -1) == version)
+      ++n;
+  return n;
+}
+
+json request(int id, const std::string& method, json params) {
+  json m = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
+  if (!params.is_null()) m["params"] = std::move(params);
+  return m;
+}
+json notification(const std::string& method, json params = json::object()) {
+  return {{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}};
+}
+
+const std::string kUri = "file:///tmp/ff-lsp-server-test/job.log";
+
+json open_log(const std::string& text) {
+  return notification("textDocument/didOpen",
+                      {{"textDocument",
+                        {{"uri", kUri}, {"languageId", "log"}, {"version", 1}, {"text", text}}}});
+}
+json hover(int id) {
+  return request(id, "textDocument/hover",
+                 {{"textDocument", {{"uri", kUri}}}, {"position", {{"line", 0}, {"character", 0}}}});
+}
+json pull(int id) {
+  return request(id, "textDocument/diagnostic", {{"textDocument", {{"uri", kUri}}}});
+}
+
+void initialize(Client& c) {
+  c.send({request(1, "initialize", {{"capabilities", json::object()}}),
+          notification("initialized")});
+  REQUIRE(c.wait([](const std::vector<json>& r) { return !r.empty(); }));
+}
+
+}  // namespace
+
+TEST_CASE("lsp server: a request waiting for analysis is answered before the shutdown reply",
+          "[lsp]") {
+  Client c;
+  initialize(c);
+  c.gate.close();
+  c.send({open_log(sample_log())});
+  REQUIRE(c.gate.wait_started(1));
+  // The hover waits for the analysis the gate holds; shutdown arrives behind it.
+  c.send({hover(2), pull(3), request(4, "shutdown", nullptr)});
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  c.gate.release();
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 4) == 1; }));
+  for (int id : {2, 3, 4}) {
+    auto replies = c.replies_to(id);
+    REQUIRE(replies.size() == 1);
+    CHECK(replies[0].contains("result"));  // its own answer, not "the server is shutting down"
+  }
+  CHECK(c.replies_to(3)[0]["result"]["kind"] == "full");
+  CHECK(c.index_of_reply(2) < c.index_of_reply(4));
+  CHECK(c.index_of_reply(3) < c.index_of_reply(4));
+  // Requests after shutdown are refused, once.
+  c.send({hover(5)});
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 5) == 1; }));
+  CHECK(c.replies_to(5)[0]["error"]["code"] == kInvalidRequest);
+  CHECK(c.server->replied_twice() == 0);
+}
+
+TEST_CASE("lsp server: with exit in the same batch no request is left unanswered", "[lsp]") {
+  Client c;
+  initialize(c);
+  c.gate.close();
+  c.send({open_log(sample_log())});
+  REQUIRE(c.gate.wait_started(1));
+  c.send({hover(2), pull(3), request(4, "shutdown", nullptr), notification("exit")});
+  REQUIRE(c.wait([&](const std::vector<json>&) { return c.exit_code.has_value(); }));  // under the lock
+  CHECK(*c.exit_code == 0);
+  for (int id : {2, 3, 4}) REQUIRE(c.replies_to(id).size() == 1);
+  CHECK(c.replies_to(2)[0]["error"]["code"] == kRequestFailed);
+  CHECK(c.replies_to(3)[0]["error"]["code"] == kRequestFailed);
+  CHECK(c.replies_to(4)[0].contains("result"));
+  CHECK(c.index_of_reply(2) < c.index_of_reply(4));
+  c.gate.release();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // Nothing more after exit: the held analysis finishes without answering or publishing.
+  for (int id : {2, 3, 4}) CHECK(c.replies_to(id).size() == 1);
+  CHECK(c.publications(kUri, 1) == 0);
+  CHECK(c.server->replied_twice() == 0);
+}
+
+TEST_CASE("lsp server: requests during an analysis start no second one", "[lsp]") {
+  Client c;
+  initialize(c);
+  c.gate.close();
+  c.send({open_log(sample_log())});
+  REQUIRE(c.gate.wait_started(1));
+  c.send({hover(2), pull(3), hover(4)});
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  c.gate.release();
+  REQUIRE(c.wait([](const std::vector<json>& r) {
+    return n_replies(r, 2) && n_replies(r, 3) && n_replies(r, 4);
+  }));
+  // Time for a second analysis to run and publish, if one had been started.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(c.gate.count() == 1);
+  CHECK(c.publications(kUri, 1) == 1);
+  CHECK(c.replies_to(3)[0]["result"]["items"].size() > 0);
+  // A pull on the analysed version answers at once, with no analysis.
+  c.send({pull(5)});
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 5) == 1; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK(c.gate.count() == 1);
+  CHECK(c.publications(kUri, 1) == 1);
+}
+
+TEST_CASE("lsp server: an edit during the analysis still gets its own analysis", "[lsp]") {
+  Client c;
+  initialize(c);
+  c.gate.close();
+  std::string log = sample_log();
+  c.send({open_log(log)});
+  REQUIRE(c.gate.wait_started(1));
+  c.send({notification("textDocument/didChange",
+                       {{"textDocument", {{"uri", kUri}, {"version", 2}}},
+                        {"contentChanges", {{{"text", log + "more\n"}}}}}),
+          hover(2)});
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  c.gate.release();
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 2) == 1; }));
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_publications(r, kUri, 2) == 1; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  CHECK(c.gate.count() == 2);
+  CHECK(c.publications(kUri, 1) == 0);  // stale: dropped
+  CHECK(c.publications(kUri, 2) == 1);
+}
+
+TEST_CASE("lsp server: ReplyOnce answers once, and an error when dropped", "[lsp]") {
+  Client c;
+  {
+    LspServer::ReplyOnce r(*c.server, 7, "test/dropped");
+  }
+  {
+    LspServer::ReplyOnce r(*c.server, 8, "test/twice");
+    r.result(1);
+    r.result(2);
+    r.error(kInternalError, "late");
+  }
+  {
+    LspServer::ReplyOnce a(*c.server, 9, "test/moved");
+    LspServer::ReplyOnce b = std::move(a);
+    b.result(3);
+  }
+  REQUIRE(c.replies_to(7).size() == 1);
+  CHECK(c.replies_to(7)[0]["error"]["code"] == kInternalError);
+  REQUIRE(c.replies_to(8).size() == 1);
+  CHECK(c.replies_to(8)[0]["result"] == 1);
+  CHECK(c.server->replied_twice() == 2);
+  REQUIRE(c.replies_to(9).size() == 1);
+  CHECK(c.replies_to(9)[0]["result"] == 3);
+}
