@@ -178,3 +178,48 @@ TEST_CASE("features: the fix engine's binding is offered for a GDR diagnosis", "
   CHECK_THAT(bind->more_edits[0].text, Catch::Contains("torchrun"));
   fsys::remove_all(dir);
 }
+
+// Issue 17, defect 4: the LSP's firstfault-fix.sh comes from the fix engine, and no rule's
+// placeholder ("<routable interface, e.g. ens5>") is ever written as a value: every
+// built-in rule's script is valid sh.
+TEST_CASE("features: firstfault-fix.sh is valid sh for every built-in rule", "[lsp][fix]") {
+  FeatureServer fs(catalog());
+  char dir_template[] = "/tmp/ff-fix-script-XXXXXX";
+  REQUIRE(::mkdtemp(dir_template));
+  std::string dir = dir_template;
+  int rules_with_env = 0, with_placeholder = 0;
+  for (const auto& rule : catalog().rules()) {
+    if (rule.fix.env.empty()) continue;
+    ++rules_with_env;
+    bool has_placeholder = false;
+    for (const auto& [k, v] : rule.fix.env) has_placeholder |= v.find('<') != std::string::npos;
+    with_placeholder += has_placeholder;
+    auto edit = fs.resolve({"file:///job/train.log", rule.id, "fix-script"});
+    REQUIRE(edit);
+    INFO(rule.id << "\n" << edit->text);
+    std::string path = dir + "/" + rule.id + ".sh";
+    {
+      std::ofstream out(path, std::ios::binary);
+      out << edit->text;
+    }
+    CHECK(std::system(("sh -n '" + path + "' 2>/dev/null").c_str()) == 0);
+    // Sourcing it sets only what is known; placeholders appear in comments only.
+    std::istringstream lines(edit->text);
+    for (std::string line; std::getline(lines, line);)
+      if (!line.empty() && line[0] != '#') CHECK(line.find('<') == std::string::npos);
+    for (const auto& [k, v] : rule.fix.env) {
+      bool exported = edit->text.find("\nexport " + k + "=") != std::string::npos;
+      CHECK(exported == (v.find('<') == std::string::npos));
+    }
+  }
+  CHECK(rules_with_env > 20);
+  CHECK(with_placeholder > 0);  // the loop covers the case the defect was about
+  std::filesystem::remove_all(dir);
+
+  // The one the issue names: the interface is asked for, not written.
+  auto edit = fs.resolve({"file:///job/train.log", "nccl-socket-connect-failed", "fix-script"});
+  REQUIRE(edit);
+  CHECK(edit->text.find("\nexport NCCL_SOCKET_IFNAME=") == std::string::npos);
+  CHECK(edit->text.find("# NCCL_SOCKET_IFNAME is not set here") != std::string::npos);
+  CHECK(edit->text.find("ip -br addr") != std::string::npos);
+}

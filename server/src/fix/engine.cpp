@@ -36,8 +36,15 @@ const std::map<std::string, std::string> kCosts = {
      "fewer queue pairs per connection can lower bandwidth on some fabrics."},
 };
 
-bool placeholder(const std::string& v) {
-  return v.find('<') != std::string::npos;
+// How to find a value the rule can only describe.
+std::string how_to_find(const std::string& name) {
+  if (name == "NCCL_IB_GID_INDEX")
+    return "run show_gids on the node and take the RoCE v2 index of the port";
+  if (name == "NCCL_SOCKET_IFNAME" || name == "GLOO_SOCKET_IFNAME")
+    return "run `ip -br addr` on every node and take an interface that has the address the "
+           "other nodes reach (the same name on all nodes)";
+  if (name == "NCCL_IB_HCA") return "run `ibv_devinfo` and list the HCAs whose ports are ACTIVE";
+  return "";
 }
 
 std::string default_verify_command() {
@@ -46,6 +53,62 @@ std::string default_verify_command() {
 }
 
 }  // namespace
+
+bool is_placeholder(std::string_view v) {
+  auto open = v.find('<');
+  return open != std::string_view::npos && v.find('>', open) != std::string_view::npos;
+}
+
+EnvPlan resolve_env(const analysis::Rule& rule, const std::optional<BindingTable>& binding,
+                    bool with_ib_hca) {
+  EnvPlan out;
+  for (const auto& [k, v] : rule.fix.env) {
+    if (k == "NCCL_IB_HCA" && !with_ib_hca) continue;
+    std::string value = v;
+    if ((k == "NCCL_SOCKET_IFNAME" || k == "GLOO_SOCKET_IFNAME") && is_placeholder(v) &&
+        binding && !binding->socket_ifname.empty()) {
+      value = binding->socket_ifname;
+      if (k == "NCCL_SOCKET_IFNAME")
+        out.notes.push_back("NCCL_SOCKET_IFNAME from the topology's NIC interfaces: " + value);
+    }
+    if (is_placeholder(value)) {
+      std::string how = how_to_find(k);
+      out.missing.push_back({k, v + (how.empty() ? "" : " (" + how + ")")});
+      continue;
+    }
+    auto cost = kCosts.find(k);
+    if (cost != kCosts.end()) out.warnings.push_back(cost->second);
+    out.set.emplace_back(k, value);
+  }
+  return out;
+}
+
+namespace {
+// One line of comment text: no line breaks inside.
+std::string one_line(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c == '\n' || c == '\r') c = ' ';
+  return out;
+}
+}  // namespace
+
+std::string env_script(const analysis::Rule& rule, std::string_view for_what,
+                       const std::optional<BindingTable>& binding) {
+  EnvPlan plan = resolve_env(rule, binding, /*with_ib_hca=*/true);
+  std::string s = "#!/bin/sh\n# Written by firstfault for " + one_line(for_what) + ": " +
+                  one_line(rule.title) + "\n";
+  if (!rule.fix.summary.empty()) s += "# " + one_line(rule.fix.summary) + "\n";
+  s += "# Source this file before launching the job.\n";
+  for (const auto& n : plan.notes) s += "# " + one_line(n) + "\n";
+  for (const auto& w : plan.warnings) s += "# warning: " + one_line(w) + "\n";
+  for (const auto& m : plan.missing)
+    s += "# " + m.name + " is not set here: its value is not known. Find it and add\n#   export " +
+         m.name + "=VALUE\n#   " + one_line(m.how) + "\n";
+  for (const auto& [k, v] : plan.set) s += "export " + k + "=" + shell_quote(v) + "\n";
+  if (!rule.verify.command.empty()) s += "# Verify: " + one_line(rule.verify.command) + "\n";
+  return s;
+}
 
 bool wants_binding(const analysis::Rule& rule) {
   if (rule.category == "gdr" || kBindingRules.count(rule.id)) return true;
@@ -148,33 +211,14 @@ std::vector<FixAction> fixes_for_rule(const analysis::Rule& rule, const FixReque
   }
 
   // 2. Environment variables the rule's fix declares.
-  EnvList env;
+  EnvPlan plan = resolve_env(rule, req.binding, /*with_ib_hca=*/false);  // NCCL_IB_HCA: above
+  EnvList env = plan.set;
   FixAction e;
   e.rule = rule.id;
   e.kind = "env";
-  for (const auto& [k, v] : rule.fix.env) {
-    if (k == "NCCL_IB_HCA") continue;  // the binding above
-    std::string value = v;
-    if (k == "NCCL_SOCKET_IFNAME" && placeholder(v)) {
-      if (req.binding && !req.binding->socket_ifname.empty()) {
-        value = req.binding->socket_ifname;
-        e.notes.push_back("NCCL_SOCKET_IFNAME from the topology's NIC interfaces: " + value);
-      }
-    } else if (k == "GLOO_SOCKET_IFNAME" && placeholder(v) && req.binding &&
-               !req.binding->socket_ifname.empty()) {
-      value = req.binding->socket_ifname;
-    }
-    if (placeholder(value)) {
-      std::string hint = k == "NCCL_IB_GID_INDEX"
-                             ? " (run show_gids on the node and take the RoCE v2 index of the port)"
-                             : "";
-      e.notes.push_back("set " + k + " yourself: " + v + hint);
-      continue;
-    }
-    auto cost = kCosts.find(k);
-    if (cost != kCosts.end()) e.warnings.push_back(cost->second);
-    env.emplace_back(k, value);
-  }
+  e.notes = plan.notes;
+  for (const auto& m : plan.missing) e.notes.push_back("set " + m.name + " yourself: " + m.how);
+  e.warnings = plan.warnings;
   if (!env.empty() || !e.notes.empty()) {
     std::string names;
     for (const auto& [k, v] : env) names += (names.empty() ? "" : ", ") + k + "=" + v;

@@ -48,6 +48,33 @@ bool wants_binding(const analysis::Rule& rule);
 // Whether the rule's fix is more room in /dev/shm.
 bool wants_shm(const analysis::Rule& rule);
 
+// The environment part of a rule's fix (fix.env), resolved once for every front end (the
+// --fix edits, the language server's firstfault-fix.sh). A rule's value may be a
+// placeholder ("<routable interface, e.g. ens5>"): it is filled from the topology where
+// the engine can (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME), and otherwise never written: the
+// variable goes to `missing` with how to find its value.
+struct MissingValue {
+  std::string name;
+  std::string how;  // "the rule says: <routable interface, e.g. ens5>; run ip -br addr ..."
+};
+struct EnvPlan {
+  EnvList set;                       // variables whose values are known, in the rule's order
+  std::vector<MissingValue> missing;  // placeholders nobody could fill
+  std::vector<std::string> notes;    // where a filled value came from
+  std::vector<std::string> warnings;  // costs of the variables set
+};
+// Whether a rule's value is a placeholder for the user to fill in (it holds "<...>").
+bool is_placeholder(std::string_view value);
+// `with_ib_hca` false leaves NCCL_IB_HCA out (the binding sets it per rank).
+EnvPlan resolve_env(const analysis::Rule& rule, const std::optional<BindingTable>& binding,
+                    bool with_ib_hca);
+// A POSIX sh file to source before launching the job, for one rule's fix.env: an `export`
+// line per known value (shell-quoted), and a comment per missing one saying how to find it.
+// `for_what` names the log it was written for. Never contains a placeholder outside a
+// comment; `sh -n` accepts it for every rule.
+std::string env_script(const analysis::Rule& rule, std::string_view for_what,
+                       const std::optional<BindingTable>& binding = std::nullopt);
+
 // The rules an analysis asks to fix: the top diagnosis' initiating and evidence rules, and
 // context rules that are latent misconfigurations (NCCL_IB_HCA prefix). Each rule once.
 std::vector<const analysis::Rule*> rules_to_fix(const analysis::Catalog& catalog,

@@ -9,6 +9,7 @@
 
 #include "analysis/analyze.hpp"
 #include "analysis/line_cursor.hpp"
+#include "fix/engine.hpp"
 #include "lsp/nccl_vars.hpp"
 #include "report/report.hpp"
 
@@ -559,12 +560,9 @@ std::optional<Hover> FeatureServer::hover(const std::string& uri, Position pos) 
 // Code actions, lenses, reports
 
 std::string FeatureServer::fix_script(const analysis::Rule& rule, const std::string& uri) const {
-  std::ostringstream s;
-  s << "#!/bin/sh\n# Written by firstfault for " << basename_of(uri) << ": " << rule.title << "\n# "
-    << rule.fix.summary << "\n# Source this file before launching the job.\n";
-  for (const auto& [k, v] : rule.fix.env) s << "export " << k << "=" << v << "\n";
-  if (!rule.verify.command.empty()) s << "# Verify: " << rule.verify.command << "\n";
-  return s.str();
+  // The fix engine's: known values exported, placeholders never written (a comment says
+  // how to find each missing value).
+  return fix::env_script(rule, basename_of(uri));
 }
 
 std::optional<FileEdit> FeatureServer::resolve(const ActionKey& key) const {
@@ -588,9 +586,15 @@ std::vector<CodeActionItem> FeatureServer::code_actions(const std::string& uri, 
     if (!rule) continue;
     if (!rule->fix.env.empty()) {
       CodeActionItem a;
-      std::string vars;
-      for (const auto& [k, v] : rule->fix.env) vars += (vars.empty() ? "" : " ") + k + "=" + v;
-      a.title = "firstfault: write " + vars + " to firstfault-fix.sh";
+      fix::EnvPlan env = fix::resolve_env(*rule, std::nullopt, /*with_ib_hca=*/true);
+      std::string vars, missing;
+      for (const auto& [k, v] : env.set) vars += (vars.empty() ? "" : " ") + k + "=" + v;
+      for (const auto& m : env.missing) missing += (missing.empty() ? "" : ", ") + m.name;
+      if (vars.empty())
+        a.title = "firstfault: write firstfault-fix.sh (find the value of " + missing + ")";
+      else
+        a.title = "firstfault: write " + vars + " to firstfault-fix.sh" +
+                  (missing.empty() ? "" : " (" + missing + ": value needed, see the file)");
       a.preferred = d.role == "initiating";
       a.diagnostics.push_back(d);
       ActionKey key{uri, rule->id, "fix-script"};
