@@ -72,4 +72,73 @@ check "broken user rule is not fatal" test $? -eq 0
 check "broken user rule is named" grep -q "broken.json:1" "$tmp/e"
 check "analysis still runs" grep -q "Root cause" "$tmp/o"
 
+# SARIF columns are UTF-16 code units (SARIF's default columnKind, stated in the run): a
+# non-ASCII prefix of 7 bytes and 4 UTF-16 units moves the match by 4 columns, not 7.
+sed '62s/^\[rank5\]:/[rank5]:é😀 /' "$sample" >"$tmp/utf8.log"
+"$ff" analyze --format sarif "$tmp/utf8.log" >"$tmp/utf8.sarif"
+check "sarif: utf8 log exits 0" test $? -eq 0
+check "sarif: columns in UTF-16 code units" python3 -c "
+import json, re
+def region(path):
+    d = json.load(open(path))
+    assert d['runs'][0]['columnKind'] == 'utf16CodeUnits'
+    for r in d['runs'][0]['results']:
+        if r['ruleId'] == 'cuda-out-of-memory':
+            return r['locations'][0]['physicalLocation']['region']
+    raise SystemExit('no cuda-out-of-memory result')
+def line(path, n):  # editor line ends: \\r\\n, \\n and a lone \\r
+    return re.split(r'\\r\\n|\\r|\\n', open(path, encoding='utf-8', newline='').read())[n - 1]
+a = region('$tmp/out.sarif')
+b = region('$tmp/utf8.sarif')
+assert a['startLine'] == b['startLine']
+assert b['startColumn'] == a['startColumn'] + 4, (a, b)
+assert b['endColumn'] == a['endColumn'] + 4, (a, b)
+ascii_line = line('$sample', a['startLine'])
+units = line('$tmp/utf8.log', b['startLine']).encode('utf-16-le')
+assert units.decode('utf-16-le').startswith('[rank5]:\u00e9')
+got = units[2 * (b['startColumn'] - 1):2 * (b['endColumn'] - 1)].decode('utf-16-le')
+assert got and got == ascii_line[a['startColumn'] - 1:a['endColumn'] - 1], got
+"
+
+# --fix honours --format json (a versioned document of the edits) and --mask.
+mkdir "$tmp/ws"
+printf '#!/bin/bash\nMASTER_ADDR=gpu-node-02\npython train.py\n' >"$tmp/ws/run.sh"
+fixit() { "$ff" analyze --fix --no-live-topology --workspace "$tmp/ws" --fix-file "$tmp/ws/run.sh" "$@" "$sample"; }
+fixit --format json >"$tmp/fix.json"
+check "fix json: exit 0" test $? -eq 0
+check "fix json: the edits, their diff, versioned" python3 -c "
+import json
+d = json.load(open('$tmp/fix.json'))
+assert d['version'] == 1 and d['kind'] == 'firstfault.fix', d.keys()
+assert 'cuda-out-of-memory' in d['rules'], d['rules']
+f = [f for f in d['files'] if f['path'] == 'run.sh']
+assert len(f) == 1, d['files']
+f = f[0]
+text = open('$tmp/ws/run.sh').read()
+out, last = '', 0
+for e in sorted(f['edits'], key=lambda e: e['begin']):
+    assert e['startLine'] >= 1 and e['endLine'] >= e['startLine']
+    out += text[last:e['begin']] + e['text']; last = e['end']
+out += text[last:]
+assert 'PYTORCH_CUDA_ALLOC_CONF=' in out and out.endswith('python train.py\n'), out
+assert f['diff'].startswith('--- a/run.sh\n+++ b/run.sh\n'), f['diff']
+assert f['diff'] in d['diff']
+assert 'gpu-node-02' in d['diff']
+assert any(a['schema'] == 'firstfault.fix/1' for a in d['actions'])
+assert d['applied'] is False
+"
+fixit --format json --mask >"$tmp/fixm.json"
+check "fix json --mask: host masked" python3 -c "
+import json
+d = json.load(open('$tmp/fixm.json'))
+s = json.dumps(d)
+assert 'gpu-node-02' not in s and 'host-' in d['diff'], d['diff']
+"
+fixit --mask >"$tmp/fixm.txt"
+check "fix text --mask: host masked" bash -c "! grep -q gpu-node-02 '$tmp/fixm.txt' && grep -q '^+.*PYTORCH_CUDA_ALLOC_CONF' '$tmp/fixm.txt'"
+fixit >"$tmp/fix.txt"
+check "fix text: host kept without --mask" grep -q gpu-node-02 "$tmp/fix.txt"
+fixit --format sarif >/dev/null 2>"$tmp/e"
+check "fix sarif: usage error" test $? -eq 2
+
 finish

@@ -41,7 +41,8 @@ int run_analyze(const std::vector<std::string>& args) {
   std::string strategy = "auto";
   unsigned threads = 0;
   opts.add_options()("help,h", "show this help")(
-      "format,f", po::value(&format)->value_name("FMT"), "text (default), json or sarif")(
+      "format,f", po::value(&format)->value_name("FMT"),
+      "text (default), json or sarif; with --fix: text (notes and a diff) or json")(
       "rules,r", po::value(&rule_dirs)->value_name("DIR")->composing(),
       "also load rules from DIR (repeatable); a rule with a built-in id replaces it")(
       "no-builtin-rules", "use only the rules given with --rules")(
@@ -52,7 +53,8 @@ int run_analyze(const std::vector<std::string>& args) {
   // Quick fixes (docs/FIXES.md).
   fix::FixCliOptions fixo;
   po::options_description fix_opts("Fixes (see docs/FIXES.md)");
-  fix_opts.add_options()("fix", "print the fix as a unified diff of the launch files (after '#' notes)")(
+  fix_opts.add_options()("fix", "print the fix as a unified diff of the launch files (after '#' notes); "
+                                "--format json: a JSON document of the edits; --mask applies")(
       "apply", "with --fix: write the edits (atomically; permissions kept)")(
       "fix-file", po::value(&fixo.files)->value_name("FILE")->composing(),
       "a launch file --fix may edit (sbatch/bash script, Python entry point, compose file, "
@@ -112,16 +114,32 @@ int run_analyze(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   auto result = analyze_inputs(loaded.catalog, inputs, so);
+  const bool mask = vm.count("mask") > 0;
+  report::Masker masker;
+  if (mask) masker.add_hosts_from(result);
   if (vm.count("fix") || vm.count("apply")) {
+    if (format == "sarif") {
+      std::cerr << "firstfault analyze: --fix prints text or json, not sarif\n";
+      return kExitUsage;
+    }
     fixo.apply = vm.count("apply") > 0;
     fixo.live = !vm.count("no-live-topology");
     std::vector<std::pair<std::string, std::string_view>> logs;
     for (const auto& in : inputs) logs.emplace_back(in.name(), in.text());
     std::string fix_out, fix_err;
-    int rc = fix::run_fix(loaded.catalog, result, logs, fixo, fix_out, fix_err);
+    nlohmann::json doc;
+    int rc = fix::run_fix(loaded.catalog, result, logs, fixo, fix_out, fix_err,
+                          format == "json" ? &doc : nullptr);
     if (rc != 0) {
       std::cerr << "firstfault analyze: " << fix_err << "\n";
       return kExitUsage;
+    }
+    // Masked for sharing, like the report (the files written by --apply are not).
+    if (format == "json") {
+      if (mask) masker.mask(doc);
+      fix_out = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    } else if (mask) {
+      fix_out = masker.mask(fix_out);
     }
     std::fwrite(fix_out.data(), 1, fix_out.size(), stdout);
     std::fflush(stdout);
@@ -131,10 +149,6 @@ int run_analyze(const std::vector<std::string>& args) {
     if (in.truncated())
       std::cerr << "firstfault analyze: warning: " << in.name()
                 << ": shrank while being read; the lost part was read as empty\n";
-  const bool mask = vm.count("mask") > 0;
-  report::Masker masker;
-  if (mask) masker.add_hosts_from(result);
-
   // Render fully before writing anything, so a failure never leaves half a document.
   std::string out;
   if (format == "json") {
@@ -143,7 +157,9 @@ int run_analyze(const std::vector<std::string>& args) {
     out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // bad UTF-8: U+FFFD
     keep_until_exit(std::move(j));
   } else if (format == "sarif") {
-    auto j = report::to_sarif(loaded.catalog, result);
+    std::vector<std::string_view> texts;  // columns in UTF-16 units of the raw lines
+    for (const auto& in : inputs) texts.push_back(in.text());
+    auto j = report::to_sarif(loaded.catalog, result, texts);
     if (mask) masker.mask(j);
     out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // bad UTF-8: U+FFFD
     keep_until_exit(std::move(j));

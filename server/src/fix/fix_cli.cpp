@@ -5,6 +5,7 @@
 
 #include "fix/diff.hpp"
 #include "fix/engine.hpp"
+#include "fix/fix_json.hpp"
 #include "fix/topology_source.hpp"
 #include "fix/workspace_io.hpp"
 
@@ -28,7 +29,7 @@ void comment(std::string& out, const std::string& prefix, const std::string& tex
 
 int run_fix(const analysis::Catalog& catalog, const analysis::Analysis& analysis,
             const std::vector<std::pair<std::string, std::string_view>>& logs,
-            const FixCliOptions& o, std::string& out, std::string& err) {
+            const FixCliOptions& o, std::string& out, std::string& err, nlohmann::json* doc) {
   std::error_code ec;
   std::string ws = o.workspace.empty() ? fs::current_path(ec).string() : o.workspace;
   if (!fs::is_directory(ws, ec)) {
@@ -65,8 +66,20 @@ int run_fix(const analysis::Catalog& catalog, const analysis::Analysis& analysis
   req.wrapper_ref = req.wrapper_path;
 
   auto rules = rules_to_fix(catalog, analysis);
+  if (doc) {
+    *doc = {{"version", kFixJsonVersion},
+            {"kind", "firstfault.fix"},
+            {"rules", nlohmann::json::array()},
+            {"actions", nlohmann::json::array()},
+            {"notes", nlohmann::json::array()},
+            {"files", nlohmann::json::array()},
+            {"diff", ""},
+            {"applied", false}};
+    for (const auto* r : rules) (*doc)["rules"].push_back(r->id);
+  }
   if (rules.empty()) {
     out += "# firstfault --fix: nothing to fix (no failure found)\n";
+    if (doc) (*doc)["notes"].push_back("nothing to fix (no failure found)");
     return 0;
   }
   bool need_topology = std::any_of(rules.begin(), rules.end(),
@@ -85,7 +98,10 @@ int run_fix(const analysis::Catalog& catalog, const analysis::Analysis& analysis
     }
     req.binding = choice.table;
     req.binding_missing = choice.missing;
-    for (const auto& t : choice.tried) comment(out, "topology not used: ", t);
+    for (const auto& t : choice.tried) {
+      comment(out, "topology not used: ", t);
+      if (doc) (*doc)["notes"].push_back("topology not used: " + t);
+    }
   }
   auto plan = plan_fixes(rules, req);
 
@@ -104,6 +120,17 @@ int run_fix(const analysis::Catalog& catalog, const analysis::Analysis& analysis
     if (!a.verify_expect.empty()) comment(out, "  expect: ", a.verify_expect);
   }
   for (const auto& n : plan.notes) comment(out, "", n);
+  if (doc) {
+    std::string prefix = root.string() + "/";
+    for (const auto& a : plan.actions) {
+      FixAction shown = a;
+      for (auto& n : shown.notes)
+        for (std::size_t p; (p = n.find(prefix)) != std::string::npos;) n.erase(p, prefix.size());
+      for (auto& f : shown.edit.files) f.path = rel(root, f.path);
+      (*doc)["actions"].push_back(to_json(shown));
+    }
+    for (const auto& n : plan.notes) (*doc)["notes"].push_back(n);
+  }
 
   // The diff, against what is on disk now.
   std::string diff;
@@ -115,23 +142,50 @@ int run_fix(const analysis::Catalog& catalog, const analysis::Analysis& analysis
       std::string e;
       bool exists = fs::exists(fe.path, ec) && read_text_file(fe.path, cur, e);
       if (exists && cur == fe.content) continue;
-      diff += unified_diff(cur, fe.content, exists ? "a/" + name : "/dev/null", "b/" + name);
+      std::string d = unified_diff(cur, fe.content, exists ? "a/" + name : "/dev/null", "b/" + name);
+      diff += d;
       to_write.files.push_back(fe);
+      if (doc) {
+        nlohmann::json j = to_json(fe);
+        j["path"] = name;
+        j["diff"] = d;
+        (*doc)["files"].push_back(std::move(j));
+      }
       continue;
     }
     const LaunchFile* lf = nullptr;
     for (const auto& f : req.files)
       if (f.path == fe.path) lf = &f;
     if (!lf) continue;
-    diff += unified_diff(lf->text, apply_text_edits(lf->text, fe.edits), "a/" + name, "b/" + name);
+    std::string d =
+        unified_diff(lf->text, apply_text_edits(lf->text, fe.edits), "a/" + name, "b/" + name);
+    diff += d;
     to_write.files.push_back(fe);
+    if (doc) {
+      nlohmann::json j = to_json(fe);
+      j["path"] = name;
+      // Lines (1-based) beside the byte offsets, counted in the file's current text.
+      for (auto& je : j["edits"]) {
+        auto line_at = [&](std::size_t off) {
+          std::string_view t(lf->text);
+          off = std::min(off, t.size());
+          return 1 + static_cast<std::size_t>(std::count(t.begin(), t.begin() + off, '\n'));
+        };
+        je["startLine"] = line_at(je["begin"].get<std::size_t>());
+        je["endLine"] = line_at(je["end"].get<std::size_t>());
+      }
+      j["diff"] = d;
+      (*doc)["files"].push_back(std::move(j));
+    }
   }
   if (diff.empty())
     comment(out, "", "no changes to the files (already applied, or see the notes above)");
   out += diff;
+  if (doc) (*doc)["diff"] = diff;
   if (o.apply && !to_write.empty()) {
     if (!apply_workspace_edit(root.string(), to_write, err)) return 2;
     comment(out, "", "applied to " + std::to_string(to_write.files.size()) + " file(s)");
+    if (doc) (*doc)["applied"] = true;
   }
   return 0;
 }

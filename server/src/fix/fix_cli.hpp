@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "analysis/catalog.hpp"
 #include "analysis/diagnosis.hpp"
 
@@ -23,9 +25,14 @@ struct FixCliOptions {
 
 // Returns the exit code (0, or 2 with a one-line message naming the file in `err`). `out`
 // gets the explanation as '#' comment lines followed by the diff (patch -p1 / git apply
-// read it from the workspace root).
+// read it from the workspace root). With `doc`, the same as a JSON document
+// (`--format json`, docs/FIXES.md): {"version": 1, "kind": "firstfault.fix", "rules",
+// "actions" (fix_json.hpp's), "notes", "files": [{path, create, executable, content |
+// edits: [{begin, end, startLine, endLine, text}], diff}], "diff", "applied"}.
+inline constexpr int kFixJsonVersion = 1;
 int run_fix(const analysis::Catalog& catalog, const analysis::Analysis& analysis,
             const std::vector<std::pair<std::string, std::string_view>>& logs,
-            const FixCliOptions& options, std::string& out, std::string& err);
+            const FixCliOptions& options, std::string& out, std::string& err,
+            nlohmann::json* doc = nullptr);
 
 }  // namespace ff::fix

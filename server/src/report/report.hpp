@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "analysis/catalog.hpp"
 #include "analysis/diagnosis.hpp"
@@ -16,7 +18,15 @@ inline constexpr int kJsonVersion = 1;
 nlohmann::json to_json(const analysis::Catalog& catalog, const analysis::Analysis& a);
 
 // SARIF 2.1.0: one run, one result per diagnosis (initiating line) and per collateral line.
-nlohmann::json to_sarif(const analysis::Catalog& catalog, const analysis::Analysis& a);
+// Columns are UTF-16 code units (the run says `columnKind: utf16CodeUnits`, SARIF's
+// default), counted on the raw line: `texts` are the inputs' texts in file order. Without
+// them a line's event text is used when it is the raw line (no escape sequences, not
+// capped), else the byte columns are given. Invalid UTF-8 counts one unit per byte.
+nlohmann::json to_sarif(const analysis::Catalog& catalog, const analysis::Analysis& a,
+                        const std::vector<std::string_view>& texts = {});
+
+// UTF-16 code units in `s` (4-byte UTF-8 sequences are two; an invalid byte is one).
+std::size_t utf16_units(std::string_view s);
 
 struct TextOptions {
   bool color = false;

@@ -10,17 +10,49 @@ using nlohmann::json;
 
 namespace {
 
-json location(const analysis::Analysis& a, const analysis::Event& e) {
-  json region = {{"startLine", e.line + 1},
-                 {"startColumn", e.match_begin + 1},
-                 {"endColumn", e.match_end + 1}};
+json location(const analysis::Analysis& a, const analysis::Event& e,
+              const std::vector<std::string_view>& texts) {
+  std::size_t begin = e.match_begin, end = e.match_end;
+  std::string_view raw;
+  bool have_raw = true;
+  if (e.file < texts.size() && e.offset <= texts[e.file].size())
+    raw = texts[e.file].substr(e.offset, e.length);
+  else if (e.text.size() == e.length)
+    raw = e.text;  // no escapes stripped, not capped: the raw line
+  else
+    have_raw = false;
+  if (have_raw) {
+    begin = utf16_units(raw.substr(0, std::min(begin, raw.size())));
+    end = utf16_units(raw.substr(0, std::min(end, raw.size())));
+  }
+  json region = {{"startLine", e.line + 1}, {"startColumn", begin + 1}, {"endColumn", end + 1}};
   json physical = {{"artifactLocation", {{"uri", a.files[e.file].name}}}, {"region", region}};
   return {{"physicalLocation", physical}};
 }
 
 }  // namespace
 
-json to_sarif(const analysis::Catalog& catalog, const analysis::Analysis& a) {
+std::size_t utf16_units(std::string_view s) {
+  std::size_t n = 0, i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    std::size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    bool ok = len > 0 && i + len <= s.size();
+    for (std::size_t k = 1; ok && k < len; ++k)
+      ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
+    if (!ok) {
+      ++n;
+      ++i;
+      continue;
+    }
+    n += len == 4 ? 2 : 1;
+    i += len;
+  }
+  return n;
+}
+
+json to_sarif(const analysis::Catalog& catalog, const analysis::Analysis& a,
+              const std::vector<std::string_view>& texts) {
   const auto& rules = catalog.rules();
   json run;
   json driver = {{"name", "firstfault"},
@@ -49,13 +81,13 @@ json to_sarif(const analysis::Catalog& catalog, const analysis::Analysis& a) {
     if (e.source.rank) msg += " (rank " + std::to_string(*e.source.rank) + ")";
     if (!r.fix.summary.empty()) msg += ". Fix: " + r.fix.summary;
     res["message"] = {{"text", msg}};
-    res["locations"] = json::array({location(a, e)});
+    res["locations"] = json::array({location(a, e, texts)});
     res["properties"] = {{"category", d.category}, {"confidence", d.confidence},
                          {"role", "initiating"}};
     json related = json::array();
     for (std::size_t i : d.collateral) {
       const auto& c = a.events[i];
-      json loc = location(a, c);
+      json loc = location(a, c, texts);
       loc["id"] = related.size();
       loc["message"] = {{"text", "collateral: " + rules[c.rule].title}};
       related.push_back(std::move(loc));
@@ -72,7 +104,7 @@ json to_sarif(const analysis::Catalog& catalog, const analysis::Analysis& a) {
                          {"level", "note"},
                          {"message", {{"text", r.title + " (collateral of " +
                                                    rules[a.diagnoses.front().rule].id + ")"}}},
-                         {"locations", json::array({location(a, c)})},
+                         {"locations", json::array({location(a, c, texts)})},
                          {"properties", {{"category", r.category}, {"role", "collateral"}}}});
     }
   }
@@ -94,6 +126,7 @@ json to_sarif(const analysis::Catalog& catalog, const analysis::Analysis& a) {
   // Moved, not copied: the results list every collateral line of a big job.
   run["artifacts"] = std::move(artifacts);
   run["results"] = std::move(results);
+  run["columnKind"] = "utf16CodeUnits";
   return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
           {"version", "2.1.0"},
           {"runs", json::array({std::move(run)})}};
