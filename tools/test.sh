@@ -31,6 +31,9 @@ ctest --test-dir build --output-on-failure -j"$jobs" --timeout 300
 if [ "$release" = 1 ]; then
   bash tools/release.sh
   bash tests/release/release_test.sh
+  # The end-to-end test then installs the x86-64 .vsix that ships.
+  version=$(sed -n 's/^project(firstfault VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+  export FF_E2E_VSIX=$PWD/dist/firstfault-$version-linux-x64.vsix
 fi
 if [ "$e2e" = 1 ]; then
   # A browser driving a full IDE has timing variance of its own: one retry, announced.
