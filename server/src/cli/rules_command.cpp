@@ -67,8 +67,6 @@ int run_rules(const std::vector<std::string>& args) {
       for (auto& r : rules::load_rule_dir(d, problems)) raw.push_back(std::move(r));
     auto rep = rules::lint(raw, std::move(problems));
     for (const auto& p : rep.problems) std::cout << p.to_string() << "\n";
-    std::size_t passed = 0;
-    for (const auto& e : rep.examples) passed += e.passed;
     std::set<std::string> cats;
     for (const auto& r : raw) cats.insert(r.category);
     std::cout << "rules lint: " << rep.rules << " rules in " << cats.size() << " categories, "
