@@ -6,6 +6,11 @@ cd "$(dirname "$0")/.."
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   export DEBIAN_FRONTEND=noninteractive
   mapfile -t pkgs < <(grep -v '^#' tools/packages.txt | sed '/^$/d')
+  # The release build's arm64 libraries (multiarch): the architecture must be known to apt.
+  if printf '%s\n' "${pkgs[@]}" | grep -q ':arm64$' &&
+     ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    dpkg --add-architecture arm64
+  fi
   missing=()
   for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
   if [ ${#missing[@]} -gt 0 ]; then

@@ -1,6 +1,9 @@
 // npm run package: copies the server binary and the catalog into the extension, bundles
 // the code and runs vsce, producing firstfault-<version>.vsix.
 //   FIRSTFAULT_BIN=/path/to/firstfault npm run package   (default: ../build/bin/firstfault)
+// A platform package (tools/release.sh): FIRSTFAULT_TARGET=linux-arm64 (default linux-x64)
+// puts the binary in bin/<target>/ and marks the .vsix for that platform;
+// FIRSTFAULT_VSIX=path names the output.
 import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
@@ -10,6 +13,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const repo = path.resolve(root, "..");
 const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
 const bin = path.resolve(process.env.FIRSTFAULT_BIN || path.join(repo, "build", "bin", "firstfault"));
+// VS Code platform -> the ELF e_machine its binary must have (bin/<target>/ is what
+// bundledServerPath() looks for: process.platform-process.arch).
+const targets = { "linux-x64": { machine: 62, name: "x86-64" }, "linux-arm64": { machine: 183, name: "aarch64" } };
+const target = process.env.FIRSTFAULT_TARGET || "linux-x64";
 
 function fail(msg) {
   console.error(`package: ${msg}`);
@@ -23,21 +30,24 @@ try {
   fail(`${bin} is not executable`);
 }
 const head = fs.readFileSync(bin).subarray(0, 20);
-if (head.readUInt32BE(0) !== 0x7f454c46 || head[4] !== 2 || head.readUInt16LE(18) !== 62)
-  fail(`${bin} is not a Linux x86-64 ELF executable`);
+if (!targets[target]) fail(`unknown FIRSTFAULT_TARGET ${target} (one of ${Object.keys(targets).join(", ")})`);
+if (head.readUInt32BE(0) !== 0x7f454c46 || head[4] !== 2 || head.readUInt16LE(18) !== targets[target].machine)
+  fail(`${bin} is not a Linux ${targets[target].name} ELF executable`);
 
-const dest = path.join(root, "bin", "linux-x64");
+const dest = path.join(root, "bin", target);
 fs.rmSync(path.join(root, "bin"), { recursive: true, force: true });
 fs.mkdirSync(dest, { recursive: true });
 fs.copyFileSync(bin, path.join(dest, "firstfault"));
 fs.chmodSync(path.join(dest, "firstfault"), 0o755);
 try {
-  // Debug symbols are not needed in the extension: strip the copy when strip is available.
-  execFileSync("strip", ["--strip-unneeded", path.join(dest, "firstfault")], { stdio: "ignore" });
+  // Debug symbols are not needed in the extension: strip the copy when strip is available
+  // (the cross toolchain's strip for an aarch64 binary).
+  const strip = target === "linux-arm64" ? "aarch64-linux-gnu-strip" : "strip";
+  execFileSync(strip, ["--strip-unneeded", path.join(dest, "firstfault")], { stdio: "ignore" });
 } catch {
   /* no strip: ship it as it is */
 }
-console.log(`package: copied ${bin} -> bin/linux-x64/firstfault`);
+console.log(`package: copied ${bin} -> bin/${target}/firstfault`);
 
 const docs = path.join(root, "docs");
 fs.rmSync(docs, { recursive: true, force: true });
@@ -70,6 +80,6 @@ const run = (cmd, args) => {
 };
 if (!fs.existsSync(path.join(root, "media", "icon.png"))) run(process.execPath, ["scripts/make-icon.mjs", "media/icon.png"]);
 run(process.execPath, ["scripts/build.mjs", "--production"]);
-const out = `firstfault-${pkg.version}.vsix`;
-run(process.execPath, [path.join(root, "node_modules", "@vscode", "vsce", "vsce"), "package", "--no-dependencies", "--allow-missing-repository", "--no-rewrite-relative-links", "--readme-path", "dist/README.md", "--target", "linux-x64", "-o", out]);
-console.log(`package: wrote ${path.join(root, out)}`);
+const out = process.env.FIRSTFAULT_VSIX ? path.resolve(process.env.FIRSTFAULT_VSIX) : `firstfault-${pkg.version}.vsix`;
+run(process.execPath, [path.join(root, "node_modules", "@vscode", "vsce", "vsce"), "package", "--no-dependencies", "--allow-missing-repository", "--no-rewrite-relative-links", "--readme-path", "dist/README.md", "--target", target, "-o", out]);
+console.log(`package: wrote ${path.resolve(root, out)}`);

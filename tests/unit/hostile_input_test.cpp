@@ -78,7 +78,7 @@ TEST_CASE("hostile: CRLF, lone CR and tqdm carriage-return storms", "[hostile]")
   std::string storm;
   for (int i = 0; i < 200000; ++i)
     storm += "\r 42%|####      | " + std::to_string(i) + "/1000 [00:01<00:02, 3.14it/s]";
-  storm += "\n" + std::string(kOom) + "\n";
+  storm.append("\n").append(kOom).append("\n");  // not "\n" + ...: GCC 12's false -Wrestrict
   auto t0 = std::chrono::steady_clock::now();
   auto a = run(storm);
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20));

@@ -110,7 +110,8 @@ TEST_CASE("document text: appends through FeatureServer share one buffer; other 
   // A whole-text replacement and an append past a full buffer both keep the text right.
   REQUIRE(fs.change("file:///a.log", 7, {{std::nullopt, "x"}}));
   REQUIRE(fs.change("file:///a.log", 8, {{at_end(), std::string(5000, 'y')}}));
-  CHECK(*fs.text("file:///a.log") == "x" + std::string(5000, 'y'));
+  // Not "x" + std::string(...): GCC 12 at -O3 reports a false -Wrestrict (PR 105329).
+  CHECK(*fs.text("file:///a.log") == std::string("x").append(5000, 'y'));
   REQUIRE(fs.change("file:///a.log", 9, {{Range{{0, 1}, {0, 5001}}, "\nz"}}));
   CHECK(*fs.text("file:///a.log") == "x\nz");
 }

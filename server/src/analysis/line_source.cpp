@@ -156,7 +156,6 @@ double no_year_seconds(int month, int day, int h, int m, int s) {
 std::size_t parse_timestamp(std::string_view s, TimeKind& kind, double& seconds) {
   const auto& p = prefixes();
   re2::StringPiece in(s.data(), s.size());
-  std::string_view y, mo, d, h, mi, se, fr;
   re2::StringPiece a[7];
   if (RE2::Consume(&in, p.re(kIso), &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6])) {
     long yy = 0;

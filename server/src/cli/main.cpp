@@ -1,4 +1,5 @@
 // firstfault: one binary, a verb per job. See `firstfault --help`.
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -26,6 +27,12 @@ const char* kHelp =
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef FF_PORTABLE
+  // The static binary carries hwloc with every component it uses (Linux, PCI through sysfs,
+  // XML, x86). hwloc's plugins on the host are shared objects linked to a shared libhwloc
+  // and glibc: loading them into a static binary cannot work, so none is looked for.
+  ::setenv("HWLOC_PLUGINS_PATH", "", 1);
+#endif
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::cerr << kHelp;

@@ -102,7 +102,10 @@ GenResult docker_shm_edits(std::string_view text, std::string_view size) {
 
 GenResult compose_shm_edits(std::string_view text, std::string_view size) {
   GenResult res;
-  const std::string eol = line_ending(text), value = "'" + compose_size(size) + "'";
+  // Appended, not `"'" + compose_size(size)`: GCC 12 at -O3 reports a false -Wrestrict
+  // (PR 105329) in operator+(const char*, std::string&&).
+  const std::string eol = line_ending(text),
+                    value = std::string("'").append(compose_size(size)).append("'");
   auto lines = split_lines(text);
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].text.substr(0, 9) != "services:") continue;

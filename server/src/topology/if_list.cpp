@@ -77,7 +77,10 @@ ListCheck check_if_list(const IfList& list, const std::vector<Candidate>& candid
       else
         hits.push_back(c.name);
     }
-    std::string shown = item.prefix + (item.port > 0 ? ":" + std::to_string(item.port) : "");
+    // Appended piece by piece: GCC 12 at -O3 sees a false overlap (-Wrestrict, PR 105329)
+    // in `":" + std::to_string(...)`, which inserts at the front of a temporary.
+    std::string shown = item.prefix;
+    if (item.port > 0) shown.append(":").append(std::to_string(item.port));
     if (!exact_hit && hits.empty()) out.dead_items.push_back(shown);
     if (exact_hit && !hits.empty()) {
       std::string others;

@@ -11,7 +11,8 @@ namespace ff::topology {
 
 std::string InputError::to_string() const {
   std::string out = file;
-  if (line > 0) out += ":" + std::to_string(line);
+  // Not `":" + std::to_string(line)`: GCC 12 at -O3 reports a false -Wrestrict (PR 105329).
+  if (line > 0) out.append(":").append(std::to_string(line));
   out += ": ";
   if (!element.empty()) out += "<" + element + ">: ";
   out += message;
