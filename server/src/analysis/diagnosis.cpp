@@ -223,28 +223,33 @@ std::string line_template(const Event& e) {
 // them printed is likely where the failure began. The earliest such line, or nothing.
 std::optional<std::size_t> lone_template(const std::vector<Event>& events,
                                          const std::vector<std::size_t>& lines) {
+  struct Line {
+    std::size_t event;
+    std::string who;
+    std::string shape;
+  };
+  std::vector<Line> known;                                // lines whose participant is known
   std::map<std::string, std::set<std::string>> printers;  // template -> participants
   std::set<std::string> everyone;
   for (std::size_t i : lines) {
-    std::string p = participant(events[i]);
-    if (p.empty()) continue;
-    everyone.insert(p);
-    printers[line_template(events[i])].insert(std::move(p));
+    std::string who = participant(events[i]);
+    if (who.empty()) continue;
+    Line l{i, std::move(who), line_template(events[i])};
+    everyone.insert(l.who);
+    printers[l.shape].insert(l.who);
+    known.push_back(std::move(l));
   }
   if (everyone.size() < 3) return std::nullopt;
   std::optional<std::size_t> best;
-  for (std::size_t i : lines) {
-    std::string p = participant(events[i]);
-    if (p.empty()) continue;
-    if (printers[line_template(events[i])].size() != 1) continue;
-    if (!best || happened_before(events[i], events[*best])) best = i;
-  }
+  for (const auto& l : known)
+    if (printers[l.shape].size() == 1 && (!best || happened_before(events[l.event], events[*best])))
+      best = l.event;
   return best;
 }
 
 // torchelastic's "Root Cause" record is strong evidence for a direct line inside it, but a
-// summary (the record's own exit code) never outranks evidence.
-// A plain non-zero exit says less than any error text: it weighs as the least of them.
+// summary (the record's own exit code) earns nothing from it. A plain non-zero exit says
+// less than any error text: it weighs as the least of them.
 double event_weight(const Rule& r, const Event& e, const Reading& reading) {
   if (reading.summary && reading.role == Role::kFallback)
     return std::min(r.weight, kFailedExitWeight);
@@ -354,14 +359,13 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
       out.findings.push_back(i);
   }
 
-  bool have_causes = !hyps.empty();
-  std::optional<std::size_t> first_fallback = lone_template(events, fallbacks);
-  bool lone = first_fallback.has_value();
-  if (!lone)
-    for (std::size_t i : fallbacks)
-      if (!first_fallback || happened_before(events[i], events[*first_fallback]))
-        first_fallback = i;
-  if (!have_causes) {
+  if (hyps.empty()) {
+    std::optional<std::size_t> first_fallback = lone_template(events, fallbacks);
+    bool lone = first_fallback.has_value();
+    if (!lone)
+      for (std::size_t i : fallbacks)
+        if (!first_fallback || happened_before(events[i], events[*first_fallback]))
+          first_fallback = i;
     double best_symptom = 0;
     std::optional<std::size_t> first_symptom;
     for (std::size_t i : symptoms) {
@@ -409,13 +413,13 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
       if (weight(i) >= best - kTie) top.push_back(i);
     std::sort(top.begin(), top.end(),
               [&](std::size_t a, std::size_t b) { return happened_before(events[a], events[b]); });
-    // Of equally strong lines, the one its producer marked more severe leads: an
-    // E line concludes the W lines of the same failure ("failed to bind" warnings, then
-    // "failed to listen" as the error). Lines without a stated level keep time order.
     // torchelastic's own "first observed failure" record leads its equals (for a summary the
     // record earns no score, but it still says which rank ended first).
     std::stable_partition(top.begin(), top.end(),
                           [&](std::size_t i) { return events[i].in_root_cause_record; });
+    // Of equally strong lines, the one its producer marked more severe leads: an E line
+    // concludes the W lines of the same failure ("failed to bind" warnings, then "failed to
+    // listen" as the error). Lines without a stated level keep their order.
     bool by_severity = false;
     for (std::size_t k = 1; k < top.size(); ++k) {
       const auto& lead = events[top.front()];
