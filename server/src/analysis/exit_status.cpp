@@ -63,10 +63,9 @@ std::optional<int> signal_from_text(std::string_view text) {
     // "Segmentation fault (core dumped)", "Aborted (core dumped)"
     if (s.rfind(sig.words, 0) == 0) return sig.number;
   }
-  if (s == "segv" || s == "segfault") return 11;
+  // Spellings that are neither a name nor strsignal's words ("SEGV", "KILL" match above).
+  if (s == "segfault") return 11;
   if (s == "abort") return 6;
-  if (s == "kill") return 9;
-  if (s == "term") return 15;
   return std::nullopt;
 }
 
