@@ -6,7 +6,6 @@ import * as fs from "fs";
 import * as path from "path";
 import * as vscode from "vscode";
 import { LOG_SELECTOR, ServerHost, readSettings } from "./client";
-import { maskHostNames } from "./pure/mask";
 import { topoArgs, topologyInputKind } from "./pure/serverArgs";
 import { formatStatus } from "./pure/status";
 import { commandDiagnosisText, CommandRecord } from "./pure/terminalBuffer";
@@ -29,6 +28,13 @@ class ReportDocuments implements vscode.TextDocumentContentProvider {
     this.emitter.fire(uri);
     return uri;
   }
+  /** Forgets a report once its document is closed. */
+  delete(uri: vscode.Uri): void {
+    this.docs.delete(uri.toString());
+  }
+  get size(): number {
+    return this.docs.size;
+  }
 }
 
 interface DiagnoseTextResult {
@@ -41,10 +47,11 @@ let host: ServerHost | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const reports = new ReportDocuments();
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(REPORT_SCHEME, reports));
+  context.subscriptions.push(vscode.workspace.onDidCloseTextDocument((d) => d.uri.scheme === REPORT_SCHEME && reports.delete(d.uri)));
 
   const showMarkdown = async (name: string, markdown: string) => {
-    const text = readSettings().maskHostNames ? maskHostNames(markdown) : markdown;
-    const uri = reports.set(name, text);
+    // Masked by the server when firstfault.report.maskHostNames is set (initializationOptions).
+    const uri = reports.set(name, markdown);
     try {
       await vscode.commands.executeCommand("markdown.showPreviewToSide", uri);
     } catch {
@@ -66,9 +73,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const doc = vscode.window.activeTextEditor?.document;
     if (!doc || doc.uri.scheme === REPORT_SCHEME) return status.hide();
     const diags = vscode.languages.getDiagnostics(doc.uri).filter((d) => d.source === "firstfault");
-    const s = formatStatus(
-      diags.map((d) => ({ severity: d.severity, message: d.message, source: d.source, code: d.code as string | number | { value: string | number } | undefined })),
-    );
+    // The language client's diagnostics carry the server's `data` (ProtocolDiagnostic).
+    const s = formatStatus(diags.map((d) => ({ severity: d.severity, message: d.message, source: d.source, data: (d as { data?: unknown }).data })));
     if (!s) return status.hide();
     status.text = s.text;
     status.tooltip = s.tooltip;
@@ -185,6 +191,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   // ---- topology
   let topoPanel: vscode.WebviewPanel | undefined;
+  let topoLines = ""; // the binding export lines of the latest check
   let lastTextEditor: vscode.TextEditor | undefined = vscode.window.activeTextEditor;
   context.subscriptions.push(vscode.window.onDidChangeActiveTextEditor((e) => e && e.document.uri.scheme !== REPORT_SCHEME && (lastTextEditor = e)));
   cmd("firstfault.showTopology", async () => {
@@ -192,33 +199,39 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       checkTopology(context, server),
     );
     if (!topoPanel) {
-      topoPanel = vscode.window.createWebviewPanel("firstfault.topology", "firstfault: topology", vscode.ViewColumn.Active, {
+      const panel = vscode.window.createWebviewPanel("firstfault.topology", "firstfault: topology", vscode.ViewColumn.Active, {
         enableScripts: true,
         localResourceRoots: [],
         retainContextWhenHidden: false,
       });
-      topoPanel.onDidDispose(() => (topoPanel = undefined));
+      topoPanel = panel;
+      // One listener for the panel's life; it reads the latest check's lines.
+      const listener = panel.webview.onDidReceiveMessage(async (m: { type?: string }) => {
+        const lines = topoLines;
+        if (m?.type === "copy") {
+          await vscode.env.clipboard.writeText(lines);
+          void vscode.window.showInformationMessage("firstfault: binding export lines copied.");
+        } else if (m?.type === "apply") {
+          const ed = lastTextEditor && !lastTextEditor.document.isClosed && lastTextEditor.document.languageId !== "log" ? lastTextEditor : undefined;
+          if (ed) {
+            await ed.edit((b) => b.insert(ed.selection.active, lines));
+            await vscode.window.showTextDocument(ed.document, ed.viewColumn);
+            void vscode.window.showInformationMessage(`firstfault: binding inserted into ${path.basename(ed.document.uri.path)}.`);
+          } else {
+            const doc = await vscode.workspace.openTextDocument({ language: "shellscript", content: `#!/bin/sh\n${lines}` });
+            await vscode.window.showTextDocument(doc, vscode.ViewColumn.Beside);
+          }
+        }
+      });
+      panel.onDidDispose(() => {
+        listener.dispose();
+        topoPanel = undefined;
+      });
     }
     const panel = topoPanel;
     const nonce = crypto.randomBytes(16).toString("base64").replace(/[^A-Za-z0-9]/g, "");
     panel.webview.html = renderTopologyHtml(report, { nonce, cspSource: panel.webview.cspSource });
-    const lines = bindingExportLines(report.binding);
-    panel.webview.onDidReceiveMessage(async (m: { type?: string }) => {
-      if (m?.type === "copy") {
-        await vscode.env.clipboard.writeText(lines);
-        void vscode.window.showInformationMessage("firstfault: binding export lines copied.");
-      } else if (m?.type === "apply") {
-        const ed = lastTextEditor && !lastTextEditor.document.isClosed && lastTextEditor.document.languageId !== "log" ? lastTextEditor : undefined;
-        if (ed) {
-          await ed.edit((b) => b.insert(ed.selection.active, lines));
-          await vscode.window.showTextDocument(ed.document, ed.viewColumn);
-          void vscode.window.showInformationMessage(`firstfault: binding inserted into ${path.basename(ed.document.uri.path)}.`);
-        } else {
-          const doc = await vscode.workspace.openTextDocument({ language: "shellscript", content: `#!/bin/sh\n${lines}` });
-          await vscode.window.showTextDocument(doc, vscode.ViewColumn.Beside);
-        }
-      }
-    }, undefined, context.subscriptions);
+    topoLines = bindingExportLines(report.binding);
     panel.reveal();
   });
 

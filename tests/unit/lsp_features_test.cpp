@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <unistd.h>
 #include <sstream>
 
@@ -8,6 +9,7 @@
 #include "analysis/analyze.hpp"
 #include "cli/lsp_binding.hpp"
 #include "cli/rule_set.hpp"
+#include "lsp/analysis_server.hpp"
 #include "lsp/features.hpp"
 #include "report/report.hpp"
 
@@ -27,6 +29,30 @@ std::string corpus(const std::string& name) {
 
 Text share(std::string s) {
   return Text::of(std::move(s));
+}
+
+struct OpenDoc {
+  std::string uri, language, text;
+};
+
+// Code actions as the server computes them: through the AnalysisServer, which analyses the
+// open logs and completes the binding actions on a worker.
+std::vector<CodeActionItem> served_actions(std::shared_ptr<BindingEditProvider> binding,
+                                           std::vector<OpenDoc> docs, const std::string& uri,
+                                           Range range) {
+  AnalysisServerOptions o;
+  o.binding = std::move(binding);
+  AnalysisServer server(catalog(), o, {});
+  std::promise<std::vector<CodeActionItem>> done;
+  server.post([&] {
+    for (auto& d : docs) server.open(d.uri, d.language, 1, d.text);
+    server.code_actions("1", uri, range, false, [&](Result<std::vector<CodeActionItem>> r) {
+      done.set_value(r.ok() ? std::move(r.value()) : std::vector<CodeActionItem>{});
+    });
+  });
+  auto f = done.get_future();
+  REQUIRE(f.wait_for(std::chrono::seconds(30)) == std::future_status::ready);
+  return f.get();
 }
 
 }  // namespace
@@ -135,12 +161,9 @@ struct FakeBinding : BindingEditProvider {
 }  // namespace
 
 TEST_CASE("features: the NCCL_IB_HCA binding seam adds its edit", "[lsp]") {
-  FeatureServer fs(catalog());
-  fs.set_binding_provider(std::make_shared<FakeBinding>());
-  fs.open("file:///job/log.txt", "plaintext", 1, corpus("funasr-2006"));
-  Analyzer an(catalog());
-  fs.accept(std::make_shared<AnalysisRun>(an.run(fs.log_snapshot(), fs.analyzer_options())));
-  auto actions = fs.code_actions("file:///job/log.txt", {{0, 0}, {0, 0}}, false);
+  auto actions = served_actions(std::make_shared<FakeBinding>(),
+                                {{"file:///job/log.txt", "plaintext", corpus("funasr-2006")}},
+                                "file:///job/log.txt", {{0, 0}, {0, 0}});
   bool found = false;
   for (const auto& a : actions)
     if (a.edit && a.edit->uri == "file:///job/bind.sh") found = true;
@@ -156,14 +179,12 @@ TEST_CASE("features: the fix engine's binding is offered for a GDR diagnosis", "
   fsys::copy_file(std::string(FF_TEST_DATA) + "/topologies/synthetic/server-8gpu-8nic.xml",
                   dir / "node.xml", fsys::copy_options::overwrite_existing);
   std::string uri = path_to_uri((dir / "job.log").string());
-  FeatureServer fs(catalog());
-  fs.set_binding_provider(cli::make_binding_provider());
-  fs.open(uri, "log", 1, corpus("nccl-897"));
   std::string launcher = path_to_uri((dir / "launch.sh").string());
-  fs.open(launcher, "shellscript", 1, "#!/bin/sh\nexec torchrun --nproc-per-node 8 train.py\n");
-  Analyzer an(catalog());
-  fs.accept(std::make_shared<AnalysisRun>(an.run(fs.log_snapshot(), fs.analyzer_options())));
-  auto actions = fs.code_actions(uri, {{0, 0}, {2, 0}}, false);
+  auto actions = served_actions(
+      cli::make_binding_provider(),
+      {{uri, "log", corpus("nccl-897")},
+       {launcher, "shellscript", "#!/bin/sh\nexec torchrun --nproc-per-node 8 train.py\n"}},
+      uri, {{0, 0}, {2, 0}});
   const CodeActionItem* bind = nullptr;
   for (const auto& a : actions)
     if (a.title.find("NCCL_IB_HCA") != std::string::npos && a.edit) bind = &a;
@@ -194,7 +215,7 @@ TEST_CASE("features: firstfault-fix.sh is valid sh for every built-in rule", "[l
     bool has_placeholder = false;
     for (const auto& [k, v] : rule.fix.env) has_placeholder |= v.find('<') != std::string::npos;
     with_placeholder += has_placeholder;
-    auto edit = fs.resolve({"file:///job/train.log", rule.id, "fix-script"});
+    auto edit = fs.resolve({"file:///job/train.log", rule.id, ActionKind::kFixScript});
     REQUIRE(edit);
     INFO(rule.id << "\n" << edit->text);
     std::string path = dir + "/" + rule.id + ".sh";
@@ -217,7 +238,7 @@ TEST_CASE("features: firstfault-fix.sh is valid sh for every built-in rule", "[l
   std::filesystem::remove_all(dir);
 
   // The one the issue names: the interface is asked for, not written.
-  auto edit = fs.resolve({"file:///job/train.log", "nccl-socket-connect-failed", "fix-script"});
+  auto edit = fs.resolve({"file:///job/train.log", "nccl-socket-connect-failed", ActionKind::kFixScript});
   REQUIRE(edit);
   CHECK(edit->text.find("\nexport NCCL_SOCKET_IFNAME=") == std::string::npos);
   CHECK(edit->text.find("# NCCL_SOCKET_IFNAME is not set here") != std::string::npos);

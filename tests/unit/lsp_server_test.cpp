@@ -1,11 +1,13 @@
 // The protocol adapter in process: an in-memory Output, frames handed to on_frames() as the
-// reader thread would, and a hook that holds an analysis while requests arrive. Covers
-// issue 17's defects 1 (one analysis per document version) and 2 (every request answered
-// exactly once, including around shutdown and exit).
+// reader thread would, and hooks that hold an analysis or a worker's job while requests
+// arrive. Covers issue 17's defects 1 (one analysis per document version), 2 (every request
+// answered exactly once, including around shutdown and exit) and 3 (no slow work on the
+// protocol thread).
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -66,16 +68,22 @@ struct Client {
   std::condition_variable cv;
   std::vector<json> received;
   std::optional<int> exit_code;
-  Gate gate;
+  Gate gate;       // held before each analysis
+  Gate work_gate;  // held before each worker job
   Output out{[this](std::string_view body) {
     std::lock_guard<std::mutex> lock(mu);
     received.push_back(json::parse(body));
     cv.notify_all();
   }};
   std::unique_ptr<LspServer> server;
+  json init_options;
 
-  Client() {
+  explicit Client(std::shared_ptr<BindingEditProvider> binding = nullptr,
+                  json init_options = json::object())
+      : init_options(std::move(init_options)) {
     ServerOptions o;
+    o.binding = std::move(binding);
+    o.before_work = [this] { work_gate.pass(); };
     o.exit_process = [this](int code) {
       std::lock_guard<std::mutex> lock(mu);
       exit_code = code;
@@ -88,6 +96,7 @@ struct Client {
     if (std::getenv("FF_TEST_DUMP"))
       for (const auto& m : received) std::fprintf(stderr, "%s\n", m.dump().substr(0, 300).c_str());
     gate.release();
+    work_gate.release();
     server.reset();
   }
   // One read's worth of messages.
@@ -172,7 +181,8 @@ json pull(int id) {
 }
 
 void initialize(Client& c) {
-  c.send({request(1, "initialize", {{"capabilities", json::object()}}),
+  c.send({request(1, "initialize",
+                  {{"capabilities", json::object()}, {"initializationOptions", c.init_options}}),
           notification("initialized")});
   REQUIRE(c.wait([](const std::vector<json>& r) { return !r.empty(); }));
 }
@@ -297,4 +307,109 @@ TEST_CASE("lsp server: ReplyOnce answers once, and an error when dropped", "[lsp
   CHECK(c.server->replied_twice() == 2);
   REQUIRE(c.replies_to(9).size() == 1);
   CHECK(c.replies_to(9)[0]["result"] == 3);
+}
+
+// Defect 3: slow work runs on a worker, never on the protocol thread.
+
+namespace {
+
+// A binding provider whose topology read takes as long as the test wants.
+struct SlowBinding : BindingEditProvider {
+  Gate gate;
+  std::optional<FileEdit> binding_edit(const analysis::Rule&, const analysis::Analysis&,
+                                       const std::string& log_uri) override {
+    gate.pass();
+    return FileEdit{log_uri + ".bind.sh", "echo bound\n"};
+  }
+};
+
+json code_action(int id) {
+  return request(id, "textDocument/codeAction",
+                 {{"textDocument", {{"uri", kUri}}},
+                  {"range", {{"start", {{"line", 0}, {"character", 0}}},
+                             {"end", {{"line", 100000}, {"character", 0}}}}},
+                  {"context", {{"diagnostics", json::array()}}}});
+}
+
+}  // namespace
+
+TEST_CASE("lsp server: a code action's topology read does not delay a hover", "[lsp]") {
+  auto binding = std::make_shared<SlowBinding>();
+  Client c(binding);
+  initialize(c);
+  c.send({open_log(sample_log())});
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_publications(r, kUri, 1) == 1; }));
+  binding->gate.close();
+  c.send({code_action(2)});
+  REQUIRE(binding->gate.wait_started(1));  // the binding is being computed
+  c.send({hover(3)});
+  // Answered while the code action's topology read is still held.
+  CHECK(c.wait([](const std::vector<json>& r) { return n_replies(r, 3) == 1; }, 3000));
+  CHECK(c.replies_to(2).empty());
+  binding->gate.release();
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 2) == 1; }));
+  bool bound = false;
+  const json answer = c.replies_to(2)[0];
+  for (const auto& a : answer["result"])
+    if (a.contains("edit") && a["edit"].dump().find(".bind.sh") != std::string::npos) bound = true;
+  CHECK(bound);
+  CHECK(c.server->replied_twice() == 0);
+}
+
+TEST_CASE("lsp server: a slow command does not delay a hover, and is cancelled once", "[lsp]") {
+  Client c;
+  initialize(c);
+  c.send({open_log(sample_log())});
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_publications(r, kUri, 1) == 1; }));
+  c.work_gate.close();
+  c.send({request(2, "workspace/executeCommand",
+                  {{"command", "firstfault.diagnoseText"}, {"arguments", {sample_log()}}})});
+  REQUIRE(c.work_gate.wait_started(1));
+  c.send({hover(3)});
+  CHECK(c.wait([](const std::vector<json>& r) { return n_replies(r, 3) == 1; }, 3000));
+  CHECK(c.replies_to(2).empty());
+  // Cancelled while the worker holds it: answered at once, and the late result is dropped.
+  c.send({notification("$/cancelRequest", {{"id", 2}})});
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 2) == 1; }));
+  CHECK(c.replies_to(2)[0]["error"]["code"] == kRequestCancelled);
+  c.work_gate.release();
+  // A later one runs to its end and carries the report.
+  c.send({request(4, "workspace/executeCommand",
+                  {{"command", "firstfault.diagnoseText"}, {"arguments", {sample_log()}}})});
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 4) == 1; }));
+  CHECK(c.replies_to(4)[0]["result"]["report"].is_object());
+  CHECK(c.replies_to(2).size() == 1);
+  CHECK(c.server->replied_twice() == 0);
+}
+
+// Defect 6, server side: initializationOptions.maskHostNames is read, and the server masks
+// the reports it sends (host names, IPs, users, tokens: report/mask.hpp).
+TEST_CASE("lsp server: maskHostNames masks reports in the server", "[lsp]") {
+  // A real log whose root-cause line names its host (tests/corpus/horovod-3929).
+  std::ifstream in(std::string(FF_TEST_DATA) + "/../corpus/horovod-3929/log.txt", std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string log = ss.str();
+  const std::string host = "smc-gpu-03";
+  REQUIRE(log.find(host) != std::string::npos);
+  std::map<bool, std::vector<std::string>> outputs;  // report, text, JSON report
+  for (bool mask : {false, true}) {
+    Client c(nullptr, {{"maskHostNames", mask}});
+    initialize(c);
+    c.send({open_log(log)});
+    REQUIRE(c.wait([](const std::vector<json>& r) { return n_publications(r, kUri, 1) == 1; }));
+    c.send({request(2, "workspace/executeCommand",
+                    {{"command", "firstfault.report"}, {"arguments", {kUri}}}),
+            request(3, "workspace/executeCommand",
+                    {{"command", "firstfault.diagnoseText"}, {"arguments", {log}}})});
+    REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 2) && n_replies(r, 3); }));
+    outputs[mask] = {c.replies_to(2)[0]["result"]["markdown"], c.replies_to(3)[0]["result"]["text"],
+                     c.replies_to(3)[0]["result"]["report"].dump()};
+  }
+  for (std::size_t i = 0; i < 3; ++i) {
+    INFO("output " << i);
+    CHECK(outputs[false][i].find(host) != std::string::npos);  // there is something to mask
+    CHECK(outputs[true][i].find(host) == std::string::npos);
+    CHECK(outputs[true][i].find("host-1") != std::string::npos);
+  }
 }

@@ -1,11 +1,24 @@
-// The status-bar text for the active log, from its diagnostics. No vscode import.
+// The status-bar text for the active log, from its diagnostics' typed data (the server's
+// contract, docs/LSP.md: rule, title, category, role, rank, host, confidence). The message
+// text is for people and is never parsed here. No vscode import.
+
+/** A firstfault diagnostic's `data`, as the server sends it (tests/lsp/golden/). */
+export interface DiagnosticData {
+  rule?: string;
+  title?: string;
+  category?: string;
+  role?: string; // initiating | alternative | collateral | evidence | finding | context
+  rank?: number | null;
+  host?: string | null;
+  confidence?: number | null; // 0..1
+}
 
 export interface DiagnosticLike {
   /** vscode.DiagnosticSeverity numbering: 0 Error, 1 Warning, 2 Information, 3 Hint. */
   severity: number;
   message: string;
-  code?: string | number | { value: string | number };
   source?: string;
+  data?: unknown;
 }
 
 export interface StatusText {
@@ -13,27 +26,33 @@ export interface StatusText {
   tooltip: string;
 }
 
-export interface RootCause {
-  title: string;
-  category?: string;
-  who?: string; // "rank 3" or "host gpu-node-1"
-  confidence?: string; // "87%"
-  rule?: string;
+/** The diagnostic's data when it is a firstfault one, else undefined. */
+export function diagnosticData(d: DiagnosticLike): DiagnosticData | undefined {
+  const x = d.data;
+  if (!x || typeof x !== "object") return undefined;
+  const o = x as Record<string, unknown>;
+  const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+  return {
+    rule: str(o.rule),
+    title: str(o.title),
+    category: str(o.category),
+    role: str(o.role),
+    rank: num(o.rank),
+    host: str(o.host),
+    confidence: num(o.confidence),
+  };
 }
 
-const ROOT = /^Root cause(?: \(([^)]*)\))?: /;
-const TAIL = / \[([^,\]]+), ([\d.]+%)\]/;
+/** "rank 3", else "host gpu-node-1", else undefined. */
+export function who(d: DiagnosticData): string | undefined {
+  if (typeof d.rank === "number") return `rank ${d.rank}`;
+  if (d.host) return `host ${d.host}`;
+  return undefined;
+}
 
-/** Parses the server's initiating-diagnostic message ("Root cause (rank 3): T [cat, 87%]. ..."). */
-export function parseRootCause(message: string, code?: DiagnosticLike["code"]): RootCause {
-  const rule = code === undefined ? undefined : typeof code === "object" ? String(code.value) : String(code);
-  const m = ROOT.exec(message);
-  if (!m) return { title: message.split("\n")[0].slice(0, 120), rule };
-  const rest = message.slice(m[0].length);
-  const t = TAIL.exec(rest);
-  if (t) return { who: m[1] || undefined, title: rest.slice(0, t.index), category: t[1], confidence: t[2], rule };
-  const end = rest.search(/\.(?: |$)/);
-  return { who: m[1] || undefined, title: end >= 0 ? rest.slice(0, end) : rest, rule };
+export function percent(confidence: number | null | undefined): string | undefined {
+  return typeof confidence === "number" ? `${Math.round(confidence * 100)}%` : undefined;
 }
 
 function firstfaultOnly(diags: readonly DiagnosticLike[]): DiagnosticLike[] {
@@ -41,28 +60,32 @@ function firstfaultOnly(diags: readonly DiagnosticLike[]): DiagnosticLike[] {
 }
 
 /**
- * The status text: the Error-severity diagnostic is the root cause. Returns undefined
- * when the document has no firstfault diagnostics at all (the item is then hidden).
+ * The status text: the diagnostic whose role is "initiating" is the root cause. Returns
+ * undefined when the document has no firstfault diagnostics at all (the item is then hidden).
  */
 export function formatStatus(diags: readonly DiagnosticLike[], maxTitle = 48): StatusText | undefined {
   const own = firstfaultOnly(diags);
   if (own.length === 0) return undefined;
-  const root = own.find((d) => d.severity === 0);
-  if (!root) {
+  const data = own.map(diagnosticData);
+  const rootIndex = data.findIndex((d) => d?.role === "initiating");
+  if (rootIndex < 0) {
     return { text: "$(pass) firstfault: no root cause", tooltip: `firstfault: ${own.length} finding(s), no failure identified` };
   }
-  const rc = parseRootCause(root.message, root.code);
-  const label = rc.category ?? rc.title;
+  const rc = data[rootIndex] as DiagnosticData;
+  const title = rc.title ?? rc.rule ?? "unknown";
+  const label = rc.category ?? title;
   const short = label.length > maxTitle ? label.slice(0, maxTitle - 1) + "…" : label;
+  const by = who(rc);
+  const conf = percent(rc.confidence);
   const parts = [short];
-  if (rc.who) parts.push(rc.who);
-  if (rc.confidence) parts.push(rc.confidence);
-  const alternatives = own.filter((d) => d.severity === 1).length;
+  if (by) parts.push(by);
+  if (conf) parts.push(conf);
+  const alternatives = data.filter((d) => d?.role === "alternative").length;
   const tooltipLines = [
-    `firstfault root cause: ${rc.title}`,
+    `firstfault root cause: ${title}`,
     rc.category ? `category: ${rc.category}` : "",
-    rc.who ? `initiating: ${rc.who}` : "",
-    rc.confidence ? `confidence: ${rc.confidence}` : "",
+    by ? `initiating: ${by}` : "",
+    conf ? `confidence: ${conf}` : "",
     rc.rule ? `rule: ${rc.rule}` : "",
     alternatives ? `${alternatives} less likely cause(s)` : "",
     "Click to show the report",

@@ -17,6 +17,8 @@ namespace {
 
 class FixEngineBinding : public lsp::BindingEditProvider {
  public:
+  bool applies_to(const analysis::Rule& rule) const override { return fix::wants_binding(rule); }
+
   std::optional<lsp::FileEdit> binding_edit(const analysis::Rule& rule, const analysis::Analysis&,
                                             const std::string& log_uri) override {
     if (!fix::wants_binding(rule)) return std::nullopt;
@@ -31,7 +33,7 @@ class FixEngineBinding : public lsp::BindingEditProvider {
 
   std::vector<lsp::FileEdit> launcher_edits(
       const analysis::Rule& rule, const std::string& log_uri,
-      const std::vector<std::pair<std::string, std::string>>& open_documents) override {
+      const std::vector<lsp::DocumentSnapshot>& open_documents) override {
     std::vector<lsp::FileEdit> out;
     if (!fix::wants_binding(rule)) return out;
     std::string log_path = lsp::uri_to_path(log_uri);
@@ -40,7 +42,9 @@ class FixEngineBinding : public lsp::BindingEditProvider {
     std::optional<fix::BindingTable> table = table_for(dir);
     if (!table) return out;
     std::string wrapper = (std::filesystem::path(dir) / std::string(fix::kWrapperName)).string();
-    for (const auto& [uri, text] : open_documents) {
+    for (const auto& doc : open_documents) {
+      const std::string& uri = doc.uri;
+      std::string_view text = doc.text.view();
       std::string path = lsp::uri_to_path(uri);
       // Only shell launchers the user has open, inside the log's folder tree.
       if (path.empty() || !fix::inside_workspace(dir, path)) continue;

@@ -1,6 +1,6 @@
 // The fix engine's own edit model: byte-range replacements in a file, whole files to create,
 // and a set of those that is applied together. Plain data; no LSP types, no JSON, no I/O.
-// fix_json.hpp converts it for the language server.
+// fix_json.hpp converts it to JSON for `analyze --fix --format json`.
 #pragma once
 
 #include <cstddef>

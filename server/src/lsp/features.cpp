@@ -31,6 +31,39 @@ std::string percent(double c) {
   return std::to_string(static_cast<int>(c * 100 + 0.5)) + "%";
 }
 
+std::string rank_text(const analysis::Event& e);
+
+}  // namespace
+
+std::string_view role_name(Role r) {
+  switch (r) {
+    case Role::kInitiating:
+      return "initiating";
+    case Role::kAlternative:
+      return "alternative";
+    case Role::kCollateral:
+      return "collateral";
+    case Role::kEvidence:
+      return "evidence";
+    case Role::kFinding:
+      return "finding";
+    case Role::kContext:
+      break;
+  }
+  return "context";
+}
+
+std::string_view action_kind_name(ActionKind) {
+  return "fix-script";
+}
+
+std::optional<ActionKind> parse_action_kind(std::string_view name) {
+  if (name == "fix-script") return ActionKind::kFixScript;
+  return std::nullopt;
+}
+
+namespace {
+
 std::string rank_text(const analysis::Event& e) {
   if (e.source.rank) return "rank " + std::to_string(*e.source.rank);
   if (!e.source.host.empty()) return "host " + e.source.host;
@@ -221,13 +254,13 @@ AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOpti
   struct Marked {
     std::size_t kept = 0, more = 0, last = 0;  // last: index into per_doc of the last kept
   };
-  std::map<std::tuple<std::size_t, std::size_t, std::string>, Marked> marked;
-  auto add = [&](std::size_t ev, Severity sev, std::string role, int diag, auto&& message) {
+  std::map<std::tuple<std::size_t, std::size_t, Role>, Marked> marked;
+  auto add = [&](std::size_t ev, Severity sev, Role role, int diag, auto&& message) {
     if (ev >= a.events.size() || taken[ev]) return;
     taken[ev] = 1;
     const auto& e = a.events[ev];
     const auto& rule = rules[e.rule];
-    if (role != "initiating" && role != "alternative") {
+    if (role != Role::kInitiating && role != Role::kAlternative) {
       Marked& m = marked[{e.file, e.rule, role}];
       if (m.kept == kMaxMarkedLinesPerRule) {
         ++m.more;
@@ -241,13 +274,20 @@ AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOpti
     d.range = event_range(e, out.docs[e.file].text.view(), options.encoding);
     d.severity = sev;
     d.rule_id = rule.id;
+    d.title = rule.title;
+    if (diag >= 0 && (role == Role::kInitiating || role == Role::kAlternative) &&
+        !a.diagnoses[static_cast<std::size_t>(diag)].headline.empty())
+      d.title = a.diagnoses[static_cast<std::size_t>(diag)].headline;
     d.category = rule.category;
     d.message = std::move(msg);
     d.href = href(rule.id);
     d.env = rule.fix.env;
-    d.role = std::move(role);
+    d.role = role;
     d.diagnosis = diag;
     d.event = ev;
+    d.rank = e.source.rank;
+    d.host = e.source.host;
+    if (diag >= 0) d.confidence = a.diagnoses[static_cast<std::size_t>(diag)].confidence;
     per_doc[e.file].push_back(std::move(d));
   };
   for (std::size_t k = 0; k < a.diagnoses.size(); ++k) {
@@ -256,30 +296,30 @@ AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOpti
     const auto& rule = rules[dg.rule];
     std::string who = rank_text(e);
     if (k == 0) {
-      add(dg.initiating, Severity::kError, "initiating", 0, [&] {
+      add(dg.initiating, Severity::kError, Role::kInitiating, 0, [&] {
         return "Root cause" + (who.empty() ? "" : " (" + who + ")") + ": " +
-               (dg.headline.empty() ? rule.title : dg.headline) + " [" +
-               dg.category + ", " + percent(dg.confidence) + "]. " + dg.reasoning;
+               (dg.headline.empty() ? rule.title : dg.headline) + " [" + dg.category + ", " +
+               percent(dg.confidence) + "]. " + dg.reasoning;
       });
       for (std::size_t c : dg.collateral)
-        add(c, Severity::kInformation, "collateral", 0, [&] {
+        add(c, Severity::kInformation, Role::kCollateral, 0, [&] {
           return "Consequence of the root cause at " + basename_of(out.docs[e.file].uri) + ":" +
                  std::to_string(e.line + 1) + ": " + rules[a.events[c].rule].title;
         });
       for (std::size_t c : dg.evidence)
-        add(c, Severity::kInformation, "evidence", 0,
+        add(c, Severity::kInformation, Role::kEvidence, 0,
             [&] { return "Evidence for " + dg.category + ": " + rules[a.events[c].rule].title; });
     } else {
-      add(dg.initiating, Severity::kWarning, "alternative", static_cast<int>(k),
+      add(dg.initiating, Severity::kWarning, Role::kAlternative, static_cast<int>(k),
           [&] { return "Less likely cause (" + percent(dg.confidence) + "): " + rule.title; });
     }
   }
   // Observations that explain no failure here: worth a warning, never the root cause.
   for (std::size_t c : a.findings)
-    add(c, Severity::kWarning, "finding", -1,
+    add(c, Severity::kWarning, Role::kFinding, -1,
         [&] { return "Finding (not a failure by itself): " + rules[a.events[c].rule].title; });
   for (std::size_t c : a.context)
-    add(c, Severity::kHint, "context", -1,
+    add(c, Severity::kHint, Role::kContext, -1,
         [&] { return "Context: " + rules[a.events[c].rule].title; });
   for (const auto& [key, m] : marked)
     if (m.more > 0)
@@ -297,7 +337,7 @@ AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOpti
       if (d.event == dg.initiating) root_item = &d;
     for (std::size_t f = 0; f < per_doc.size(); ++f) {
       for (auto& d : per_doc[f]) {
-        if (d.role != "collateral") continue;
+        if (d.role != Role::kCollateral) continue;
         const auto& e = a.events[d.event];
         d.related.push_back(
             {out.docs[root.file].uri, root_range, "root cause: " + rules[dg.rule].title});
@@ -425,6 +465,24 @@ std::vector<DocumentSnapshot> FeatureServer::log_snapshot() const {
   return out;
 }
 
+std::vector<DocumentSnapshot> FeatureServer::source_snapshot() const {
+  std::vector<DocumentSnapshot> out;
+  for (const auto& [uri, d] : docs_)
+    if (!looks_like_log(uri, d.language_id)) out.push_back({uri, d.version, d.text});
+  return out;
+}
+
+std::optional<DocumentSnapshot> FeatureServer::snapshot(const std::string& uri) const {
+  auto it = docs_.find(uri);
+  if (it == docs_.end()) return std::nullopt;
+  return DocumentSnapshot{uri, it->second.version, it->second.text};
+}
+
+std::shared_ptr<const AnalysisRun> FeatureServer::published_run(const std::string& uri) const {
+  auto p = published_.find(uri);
+  return p == published_.end() ? nullptr : p->second.run;
+}
+
 std::vector<FeatureServer::Publication> FeatureServer::accept(
     std::shared_ptr<const AnalysisRun> run) {
   std::vector<Publication> out;
@@ -483,7 +541,7 @@ std::string FeatureServer::rule_markdown(const analysis::Rule& rule, const Analy
                                          const DiagnosticItem* item) const {
   std::ostringstream md;
   md << "### " << rule.title << "\n\n`" << rule.id << "` · category `" << rule.category << "`";
-  if (item) md << " · " << item->role;
+  if (item) md << " · " << role_name(item->role);
   md << "\n\n" << rule.indicates << "\n";
   if (!rule.checks.empty()) {
     std::size_t r = static_cast<std::size_t>(&rule - catalog_.rules().data());
@@ -551,7 +609,8 @@ std::optional<Hover> FeatureServer::hover(const std::string& uri, Position pos) 
   if (!rule) return std::nullopt;
   auto p = published_.find(uri);
   std::string md = rule_markdown(*rule, p->second.run.get(), item);
-  if (item->role == "initiating" && p->second.run && !p->second.run->analysis.diagnoses.empty())
+  if (item->role == Role::kInitiating && p->second.run &&
+      !p->second.run->analysis.diagnoses.empty())
     md = "**" + item->message + "**\n\n" + md;
   return Hover{md, item->range};
 }
@@ -567,7 +626,7 @@ std::string FeatureServer::fix_script(const analysis::Rule& rule, const std::str
 
 std::optional<FileEdit> FeatureServer::resolve(const ActionKey& key) const {
   const analysis::Rule* rule = catalog_.find(key.rule_id);
-  if (!rule || key.kind != "fix-script") return std::nullopt;
+  if (!rule || key.kind != ActionKind::kFixScript) return std::nullopt;
   std::string dir = key.uri.substr(0, key.uri.find_last_of('/') + 1);
   return FileEdit{dir + "firstfault-fix.sh", fix_script(*rule, key.uri)};
 }
@@ -581,7 +640,7 @@ std::vector<CodeActionItem> FeatureServer::code_actions(const std::string& uri, 
   if (items == p->second.run->items.end()) return out;
   for (const auto& d : items->second) {
     if (d.range.start.line < range.start.line || d.range.start.line > range.end.line) continue;
-    if (d.role == "context") continue;
+    if (d.role == Role::kContext) continue;
     const analysis::Rule* rule = catalog_.find(d.rule_id);
     if (!rule) continue;
     if (!rule->fix.env.empty()) {
@@ -595,29 +654,23 @@ std::vector<CodeActionItem> FeatureServer::code_actions(const std::string& uri, 
       else
         a.title = "firstfault: write " + vars + " to firstfault-fix.sh" +
                   (missing.empty() ? "" : " (" + missing + ": value needed, see the file)");
-      a.preferred = d.role == "initiating";
+      a.preferred = d.role == Role::kInitiating;
       a.diagnostics.push_back(d);
-      ActionKey key{uri, rule->id, "fix-script"};
+      ActionKey key{uri, rule->id, ActionKind::kFixScript};
       if (can_resolve)
         a.resolve = key;
       else
         a.edit = resolve(key);
       out.push_back(std::move(a));
     }
-    if (binding_) {
-      if (auto edit = binding_->binding_edit(*rule, p->second.run->analysis, uri)) {
-        CodeActionItem a;
-        a.title = "firstfault: bind NCCL_IB_HCA per rank";
-        a.diagnostics.push_back(d);
-        a.edit = std::move(edit);
-        std::vector<std::pair<std::string, std::string>> open;
-        for (const auto& [doc_uri, doc] : docs_)
-          if (!is_log(doc_uri)) open.emplace_back(doc_uri, std::string(doc.text.view()));
-        a.more_edits = binding_->launcher_edits(*rule, uri, open);
-        out.push_back(std::move(a));
-      }
+    if (binding_ && binding_->applies_to(*rule)) {
+      CodeActionItem a;
+      a.title = "firstfault: bind NCCL_IB_HCA per rank";
+      a.diagnostics.push_back(d);
+      a.needs_binding = true;  // the AnalysisServer computes it on a worker
+      out.push_back(std::move(a));
     }
-    if (!rule->verify.command.empty() && d.role == "initiating") {
+    if (!rule->verify.command.empty() && d.role == Role::kInitiating) {
       CodeActionItem a;
       a.title = "firstfault: run verification (" + rule->verify.command + ")";
       a.kind = "quickfix";
@@ -637,7 +690,7 @@ std::vector<LensItem> FeatureServer::code_lenses(const std::string& uri) const {
   auto items = p->second.run->items.find(uri);
   if (items == p->second.run->items.end()) return out;
   for (const auto& d : items->second) {
-    if (d.role != "initiating" || a.diagnoses.empty()) continue;
+    if (d.role != Role::kInitiating || a.diagnoses.empty()) continue;
     const auto& dg = a.diagnoses[0];
     const auto& rule = catalog_.rules()[dg.rule];
     std::string who = rank_text(a.events[dg.initiating]);
@@ -658,15 +711,7 @@ std::vector<LensItem> FeatureServer::code_lenses(const std::string& uri) const {
 
 std::optional<std::string> FeatureServer::report_markdown(const std::string& uri) const {
   auto p = published_.find(uri);
-  if (p == published_.end() || !p->second.run) {
-    auto d = docs_.find(uri);
-    if (d == docs_.end()) return std::nullopt;
-    // Not analysed yet (or not a log): analyse this document alone, now.
-    auto a = diagnose_text(d->second.text.view());
-    report::TextOptions to;
-    return "# firstfault report: " + basename_of(uri) + "\n\n```\n" +
-           report::to_text(catalog_, a, to) + "```\n";
-  }
+  if (p == published_.end() || !p->second.run) return std::nullopt;
   const AnalysisRun& run = *p->second.run;
   const auto& a = run.analysis;
   std::ostringstream md;
@@ -698,6 +743,13 @@ std::optional<std::string> FeatureServer::report_markdown(const std::string& uri
          << "`, " << percent(a.diagnoses[k].confidence) << ")\n";
   }
   return md.str();
+}
+
+std::string FeatureServer::standalone_report(const std::string& uri,
+                                             const analysis::Analysis& a) const {
+  report::TextOptions to;
+  return "# firstfault report: " + basename_of(uri) + "\n\n```\n" +
+         report::to_text(catalog_, a, to) + "```\n";
 }
 
 analysis::Analysis FeatureServer::diagnose_text(std::string_view text) const {

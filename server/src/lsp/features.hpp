@@ -22,6 +22,17 @@ namespace ff::lsp {
 
 enum class Severity { kError = 1, kWarning = 2, kInformation = 3, kHint = 4 };
 
+// What a marked line is to the analysis: the root cause's initiating line, another
+// hypothesis's, a consequence of the root cause, evidence for it, a finding that explains
+// no failure here, or context. Sent to the client as role_name() in the diagnostic's data.
+enum class Role { kInitiating, kAlternative, kCollateral, kEvidence, kFinding, kContext };
+std::string_view role_name(Role r);
+
+// The kinds of code action that are resolved later (codeAction/resolve).
+enum class ActionKind { kFixScript };
+std::string_view action_kind_name(ActionKind k);
+std::optional<ActionKind> parse_action_kind(std::string_view name);
+
 struct RelatedInfo {
   std::string uri;
   Range range;
@@ -33,13 +44,19 @@ struct DiagnosticItem {
   Range range;
   Severity severity = Severity::kHint;
   std::string rule_id;
+  std::string title;  // the rule's title (the hypothesis's headline on its initiating line)
   std::string category;
   std::string message;
   std::string href;  // the rule's entry in docs/catalog.md
   std::vector<RelatedInfo> related;
   std::vector<std::pair<std::string, std::string>> env;  // the rule's fix
-  std::string role;    // "initiating", "alternative", "collateral", "evidence", "context"
-  int diagnosis = -1;  // index into Analysis::diagnoses, -1 for context lines
+  Role role = Role::kContext;
+  int diagnosis = -1;  // index into Analysis::diagnoses, -1 for findings and context lines
+  // Who printed the line (from its prefixes), and how sure the analysis is of the
+  // hypothesis the line belongs to (none for findings and context).
+  std::optional<int> rank;
+  std::string host;
+  std::optional<double> confidence;
   std::size_t event = 0;
   friend bool operator==(const DiagnosticItem&, const DiagnosticItem&) = default;
 };
@@ -84,9 +101,9 @@ class Analyzer {
   // state: how the bulk of a document is scanned. The default is analysis::scan_text on the
   // calling thread; the server passes one that uses every core (parallel::scan), which
   // gives the same result.
-  using RangeScan = std::function<void(const analysis::Catalog&, std::string_view whole,
-                                       std::size_t base, std::size_t first_line,
-                                       analysis::ScanState& state, std::size_t end)>;
+  using RangeScan =
+      std::function<void(const analysis::Catalog&, std::string_view whole, std::size_t base,
+                         std::size_t first_line, analysis::ScanState& state, std::size_t end)>;
   explicit Analyzer(const analysis::Catalog& catalog, RangeScan scan = {})
       : catalog_(catalog), scan_(std::move(scan)) {}
   AnalysisRun run(std::vector<DocumentSnapshot> docs, const AnalyzerOptions& options);
@@ -148,7 +165,7 @@ struct CommandItem {
 struct ActionKey {  // what codeAction/resolve needs to compute the edit later
   std::string uri;
   std::string rule_id;
-  std::string kind;  // "fix-script"
+  ActionKind kind = ActionKind::kFixScript;
 };
 
 struct CodeActionItem {
@@ -159,6 +176,10 @@ struct CodeActionItem {
   std::optional<ActionKey> resolve;  // edit computed lazily from this
   std::optional<FileEdit> edit;      // or given at once
   std::vector<FileEdit> more_edits;  // further files changed by the same action
+  // The per-rank binding, to be computed from the topology (on a worker: it reads files or
+  // the machine) before the action is sent; an action whose binding finds no topology is
+  // dropped.
+  bool needs_binding = false;
   std::optional<CommandItem> command;
 };
 
@@ -172,6 +193,9 @@ struct LensItem {
 class BindingEditProvider {
  public:
   virtual ~BindingEditProvider() = default;
+  // Cheap (protocol thread): whether the rule's diagnosis may get a binding at all. The
+  // other two calls run on a worker and may read files.
+  virtual bool applies_to(const analysis::Rule& /*rule*/) const { return true; }
   virtual std::optional<FileEdit> binding_edit(const analysis::Rule& rule,
                                                const analysis::Analysis& analysis,
                                                const std::string& log_uri) = 0;
@@ -180,7 +204,7 @@ class BindingEditProvider {
   // has open are ever passed in.
   virtual std::vector<FileEdit> launcher_edits(
       const analysis::Rule& /*rule*/, const std::string& /*log_uri*/,
-      const std::vector<std::pair<std::string, std::string>>& /*open_documents*/) {
+      const std::vector<DocumentSnapshot>& /*open_documents*/) {
     return {};
   }
 };
@@ -199,6 +223,7 @@ class FeatureServer {
   void set_docs_base(std::string base) { docs_base_ = std::move(base); }
   const std::string& docs_base() const { return docs_base_; }
   void set_binding_provider(std::shared_ptr<BindingEditProvider> p) { binding_ = std::move(p); }
+  const std::shared_ptr<BindingEditProvider>& binding_provider() const { return binding_; }
 
   // Documents. change() returns false (and changes nothing) for an unknown document or a
   // version older than the one held. open() leaves the line index to index_documents() or
@@ -219,6 +244,11 @@ class FeatureServer {
   // documents whose version is still the one analysed get results; a run older than what
   // was already published is dropped. Returns what to publish.
   std::vector<DocumentSnapshot> log_snapshot() const;
+  // The open documents that are not logs (launch scripts a fix may edit): snapshots, cheap.
+  std::vector<DocumentSnapshot> source_snapshot() const;
+  std::optional<DocumentSnapshot> snapshot(const std::string& uri) const;
+  // The analysis last published for a document, if any.
+  std::shared_ptr<const AnalysisRun> published_run(const std::string& uri) const;
   AnalyzerOptions analyzer_options() const { return {encoding_, docs_base_}; }
   struct Publication {
     std::string uri;
@@ -235,7 +265,11 @@ class FeatureServer {
                                            bool can_resolve) const;
   std::optional<FileEdit> resolve(const ActionKey& key) const;
   std::vector<LensItem> code_lenses(const std::string& uri) const;
+  // The report of a document's published analysis; none when it has none.
   std::optional<std::string> report_markdown(const std::string& uri) const;
+  // The report of a document analysed alone (any thread: reads only the catalog).
+  std::string standalone_report(const std::string& uri, const analysis::Analysis& a) const;
+  // A full analysis of a text (any thread: reads only the catalog).
   analysis::Analysis diagnose_text(std::string_view text) const;
 
  private:

@@ -8,8 +8,9 @@
 #include <future>
 #include <utility>
 
-#include "parallel/parallel_scan.hpp"
+#include "report/mask.hpp"
 #include "report/report.hpp"
+#include "topology/topo_report.hpp"
 
 #ifndef FF_VERSION
 #define FF_VERSION "dev"
@@ -63,18 +64,6 @@ Range range_of(const json& j) {
           position_of(member(j, "end", "range.end"))};
 }
 
-// The analysis thread's scans use every core: a freshly opened 100 MB log is scanned in
-// pieces side by side (a small append is one piece, scanned on the analysis thread itself).
-void scan_on_every_core(const analysis::Catalog& catalog, std::string_view whole, std::size_t base,
-                        std::size_t first_line, analysis::ScanState& state, std::size_t end) {
-  parallel::ScanSource src;
-  src.text = whole;
-  src.begin = base;
-  src.end = end;
-  src.first_line = first_line;
-  parallel::scan(catalog, {src}, state, {});
-}
-
 std::string id_key(const json& id) {
   return id.dump();
 }
@@ -82,32 +71,29 @@ std::string id_key(const json& id) {
 }  // namespace
 
 LspServer::LspServer(const analysis::Catalog& catalog, ServerOptions options, Output& out)
-    : catalog_(catalog),
-      options_(std::move(options)),
-      out_(out),
-      features_(catalog),
-      analyzer_(catalog, scan_on_every_core) {
-  options_.debounce_ms = std::max(options_.debounce_ms, 50);
-  if (options_.binding) features_.set_binding_provider(options_.binding);
-  scheduler_ = std::make_unique<Scheduler>();
-  debounce_ = std::make_unique<boost::asio::steady_timer>(scheduler_->io());
+    : catalog_(catalog), options_(std::move(options)), out_(out) {
+  AnalysisServerOptions core;
+  core.debounce_ms = options_.debounce_ms;
+  core.binding = options_.binding;
+  core.before_analysis = options_.before_analysis;
+  core.before_work = options_.before_work;
+  AnalysisServer::Callbacks callbacks;
+  callbacks.publish = [this](const FeatureServer::Publication& p) { publish(p); };
+  callbacks.clear = [this](const std::string& uri) {
+    rendered_.erase(uri);
+    if (!exited_)
+      notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
+  };
+  core_ = std::make_unique<AnalysisServer>(catalog, std::move(core), std::move(callbacks));
   if (!options_.docs_dir.empty())
-    features_.set_docs_base(
+    core_->set_docs_base(
         path_to_uri(std::filesystem::absolute(options_.docs_dir).lexically_normal().string()));
 }
 
 LspServer::~LspServer() {
-  // The timer must die on the protocol thread's context before the scheduler stops.
-  std::promise<void> done;
-  scheduler_->post([&] {
-    debounce_.reset();
-    // Requests still waiting are answered (with an error) while the server still exists.
-    abandon_pending("the server stopped before the request was answered");
-    done.set_value();
-  });
-  done.get_future().wait_for(std::chrono::seconds(1));
-  scheduler_->shutdown();  // a running analysis posts its result through scheduler_
-  scheduler_.reset();
+  // Requests still waiting are answered (with an error) by the AnalysisServer's
+  // destructor, on its protocol thread, while this server still exists.
+  core_.reset();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -124,7 +110,7 @@ void LspServer::on_frames(std::vector<Frame>& frames) {
     std::string().swap(f.body);  // a 100 MB didOpen's body is not kept past its parse
   }
   for (auto& msg : accepted)
-    scheduler_->post([this, msg = std::move(msg)]() mutable { handle(std::move(msg)); });
+    core_->post([this, msg = std::move(msg)]() mutable { handle(std::move(msg)); });
 }
 
 std::optional<nlohmann::json> LspServer::accept(const Frame& frame) {
@@ -199,7 +185,7 @@ int LspServer::on_eof() {
   // more than half a second: the process must end within a second of stdin closing.
   std::promise<void> drained;
   auto f = drained.get_future();
-  scheduler_->post([&drained] { drained.set_value(); });
+  core_->post([&drained] { drained.set_value(); });
   f.wait_for(std::chrono::milliseconds(500));
   return exit_code();
 }
@@ -280,13 +266,41 @@ void LspServer::ReplyOnce::error(int code, const std::string& message) {
 // Requests
 
 namespace {
-bool waits_for_analysis(const std::string& method) {
-  return method == "textDocument/hover" || method == "textDocument/codeAction" ||
-         method == "textDocument/codeLens" || method == "textDocument/diagnostic";
+
+int error_code(const Failure& f) {
+  switch (f.kind) {
+    case Failure::Kind::kCancelled:
+      return kRequestCancelled;
+    case Failure::Kind::kAbandoned:
+      return kRequestFailed;
+    case Failure::Kind::kInvalid:
+      return kInvalidParams;
+    case Failure::Kind::kFailed:
+      break;
+  }
+  return kInternalError;
 }
+
 }  // namespace
 
-void LspServer::handle_request(const json& id, const std::string& method, const json& params) {
+template <class T, class Render>
+Callback<T> LspServer::answer(SharedReply reply, Render render) {
+  return [this, reply, render](Result<T> r) {
+    if (!r.ok()) {
+      reply->error(error_code(r.failure()), r.failure().message);
+    } else {
+      try {
+        reply->result(render(r.value()));
+      } catch (const std::exception& e) {
+        spdlog::error("{}: {}", reply->method(), e.what());
+        reply->error(kInternalError, std::string("internal error: ") + e.what());
+      }
+    }
+    answer_shutdown_when_done();
+  };
+}
+
+void LspServer::handle_request(const json& id, const std::string& method, json& params) {
   ReplyOnce reply(*this, id, method);
   if (is_cancelled(id)) return reply.error(kRequestCancelled, "request cancelled");
   if (!initialized_ && method != "initialize")
@@ -294,59 +308,42 @@ void LspServer::handle_request(const json& id, const std::string& method, const 
   if (shutdown_) return reply.error(kInvalidRequest, "the server is shutting down");
   if (method == "shutdown") {
     shutdown_ = true;
-    // Requests that came before it and wait for an analysis are answered first.
-    if (!pending_.empty()) {
+    // Requests that came before it and still wait are answered first.
+    if (core_->waiting() > 0) {
       shutdown_reply_.emplace(std::move(reply));
       return;
     }
     return reply.result(nullptr);
   }
-  if (waits_for_analysis(method)) {
-    std::string uri;
-    try {
-      uri = uri_of(params);
-    } catch (const RpcError& e) {
-      return reply.error(e.code, e.message);
-    }
-    if (!features_.up_to_date(uri)) {
-      pending_.push_back({std::move(reply), uri, method, params});
-      // One analysis per version: the running one answers it when it saw these texts.
-      if (!(analysis_running_ && running_generation_ == generation_))
-        schedule_analysis(true, false);
-      return;
-    }
-  }
-  dispatch(std::move(reply), method, params);
-}
-
-void LspServer::dispatch(ReplyOnce reply, const std::string& method, const json& params) {
+  // The methods the server binds; each answers through its reply, now or later.
+  auto shared = std::make_shared<ReplyOnce>(std::move(reply));
   try {
     if (method == "initialize") {
-      if (initialized_) return reply.error(kInvalidRequest, "initialize was already received");
-      return reply.result(initialize(params));
+      if (initialized_) return shared->error(kInvalidRequest, "initialize was already received");
+      return shared->result(initialize(params));
     }
-    if (method == "textDocument/hover") return reply.result(hover(params));
-    if (method == "textDocument/codeAction") return reply.result(code_action(params));
-    if (method == "codeAction/resolve") return reply.result(code_action_resolve(params));
-    if (method == "textDocument/codeLens") return reply.result(code_lens(params));
-    if (method == "workspace/executeCommand")
-      return reply.result(execute_command(reply.id(), params));
-    if (method == "textDocument/diagnostic") return reply.result(pull_diagnostics(params));
-    reply.error(kMethodNotFound, "method not found: " + method);
+    if (method == "codeAction/resolve") return shared->result(code_action_resolve(params));
+    if (method == "textDocument/hover") return hover(shared, params);
+    if (method == "textDocument/codeAction") return code_action(shared, params);
+    if (method == "textDocument/codeLens") return code_lens(shared, params);
+    if (method == "textDocument/diagnostic") return pull_diagnostics(shared, params);
+    if (method == "workspace/executeCommand") return execute_command(shared, params);
+    shared->error(kMethodNotFound, "method not found: " + method);
   } catch (const RpcError& e) {
-    reply.error(e.code, e.message);
+    shared->error(e.code, e.message);
   } catch (const json::exception& e) {
-    reply.error(kInvalidParams, std::string("invalid params: ") + e.what());
+    shared->error(kInvalidParams, std::string("invalid params: ") + e.what());
   } catch (const std::exception& e) {
     spdlog::error("{}: {}", method, e.what());
-    reply.error(kInternalError, std::string("internal error: ") + e.what());
+    shared->error(kInternalError, std::string("internal error: ") + e.what());
   }
 }
 
 void LspServer::handle_notification(const std::string& method, json& params) {
   if (method == "exit") {
     // Nothing is left unanswered, whatever came in the same batch.
-    abandon_pending("the server is exiting; the request was not answered");
+    core_->abandon_all("the server is exiting; the request was not answered");
+    answer_shutdown_when_done();
     exited_ = true;
     int code = exit_code();
     spdlog::info("exit (code {})", code);
@@ -360,17 +357,8 @@ void LspServer::handle_notification(const std::string& method, json& params) {
   if (method == "textDocument/didChange") return did_change(params);
   if (method == "textDocument/didClose") return did_close(params);
   if (method == "$/cancelRequest") {
-    // Deferred requests (pulls waiting for an analysis) are answered now.
-    if (!params.contains("id")) return;
-    std::string key = id_key(params["id"]);
-    for (auto it = pending_.begin(); it != pending_.end();) {
-      if (id_key(it->reply.id()) == key) {
-        it->reply.error(kRequestCancelled, "request cancelled");
-        it = pending_.erase(it);
-      } else {
-        ++it;
-      }
-    }
+    // Requests waiting (for an analysis or a worker) are answered now.
+    if (params.contains("id")) core_->cancel(id_key(params["id"]));
     answer_shutdown_when_done();
     return;
   }
@@ -427,7 +415,7 @@ json LspServer::initialize(const json& params) {
       if (e == "utf-8") enc = Encoding::kUtf8;
   } catch (const json::exception&) {
   }
-  features_.set_encoding(enc);
+  core_->set_encoding(enc);
   try {
     for (const auto& p :
          caps.at("textDocument").at("codeAction").at("resolveSupport").at("properties"))
@@ -437,11 +425,13 @@ json LspServer::initialize(const json& params) {
   const json opts = params.value("initializationOptions", json::object());
   if (opts.is_object()) {
     if (opts.contains("debounceMs") && opts["debounceMs"].is_number_integer())
-      options_.debounce_ms = std::max(50, opts["debounceMs"].get<int>());
+      core_->set_debounce_ms(opts["debounceMs"].get<int>());
     if (opts.contains("docsDir") && opts["docsDir"].is_string())
-      features_.set_docs_base(path_to_uri(opts["docsDir"].get<std::string>()));
+      core_->set_docs_base(path_to_uri(opts["docsDir"].get<std::string>()));
+    if (opts.contains("maskHostNames") && opts["maskHostNames"].is_boolean())
+      mask_host_names_ = opts["maskHostNames"].get<bool>();
   }
-  if (features_.docs_base().empty()) {
+  if (core_->docs_base().empty()) {
     std::string root;
     if (params.contains("rootUri") && params["rootUri"].is_string())
       root = uri_to_path(params["rootUri"]);
@@ -450,12 +440,13 @@ json LspServer::initialize(const json& params) {
     std::error_code ec;
     if (!root.empty() &&
         std::filesystem::exists(std::filesystem::path(root) / "docs" / "catalog.md", ec))
-      features_.set_docs_base(
+      core_->set_docs_base(
           path_to_uri((std::filesystem::path(root) / "docs").lexically_normal().string()));
   }
   initialized_ = true;
-  spdlog::info("initialize: encoding {}, resolve {}, docs '{}'",
-               enc == Encoding::kUtf8 ? "utf-8" : "utf-16", can_resolve_, features_.docs_base());
+  spdlog::info("initialize: encoding {}, resolve {}, docs '{}', mask {}",
+               enc == Encoding::kUtf8 ? "utf-8" : "utf-16", can_resolve_, core_->docs_base(),
+               mask_host_names_);
   json commands = {"firstfault.diagnoseText", "firstfault.checkTopology", "firstfault.report"};
   return {{"capabilities",
            {{"positionEncoding", enc == Encoding::kUtf8 ? "utf-8" : "utf-16"},
@@ -481,17 +472,7 @@ void LspServer::did_open(json& params) {
   json& text = td["text"];
   if (!text.is_string()) invalid_params("textDocument.text must be a string");
   // Moved out, not copied: it is the whole document.
-  auto t0 = std::chrono::steady_clock::now();
-  bool was_log = features_.is_log(uri);
-  features_.open(uri, lang, version, std::move(text.get_ref<std::string&>()));
-  if (was_log || features_.is_log(uri)) ++generation_;
-  if (features_.is_log(uri)) schedule_analysis(true);
-  auto t1 = std::chrono::steady_clock::now();
-  features_.index_documents();  // while the analysis thread scans
-  auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-  spdlog::debug("didOpen {} v{} ({}, log: {}): stored in {:.1f} ms, indexed in {:.1f} ms", uri,
-                version, lang, features_.is_log(uri), ms(t0, t1),
-                ms(t1, std::chrono::steady_clock::now()));
+  core_->open(uri, lang, version, std::move(text.get_ref<std::string&>()));
 }
 
 void LspServer::did_change(json& params) {
@@ -507,98 +488,19 @@ void LspServer::did_change(json& params) {
     if (c.contains("range")) ch.range = range_of(c["range"]);
     changes.push_back(std::move(ch));
   }
-  if (!features_.change(uri, version, changes)) {
+  if (!core_->change(uri, version, changes))
     spdlog::warn("didChange {} v{} ignored (unknown document or older version)", uri, version);
-    return;
-  }
-  if (features_.is_log(uri)) {
-    ++generation_;
-    schedule_analysis();
-  }
 }
 
 void LspServer::did_close(const json& params) {
   std::string uri = uri_of(params);
-  bool was_log = features_.is_log(uri);
   rendered_.erase(uri);
-  if (!features_.close(uri)) return;
-  if (was_log) {
-    ++generation_;
-    notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
-    schedule_analysis();
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-// Scheduling
-
-void LspServer::schedule_analysis(bool immediately, bool edit) {
-  auto now = std::chrono::steady_clock::now();
-  const auto period = std::chrono::milliseconds(options_.debounce_ms);
-  // Leading edge: an edit after a quiet period (no edit for one debounce period) is analysed
-  // at once, so a growing log is re-diagnosed in the time of the analysis. The edits of a
-  // burst that follows keep pushing the analysis back to one period after the latest, but
-  // never more than ten periods after the first.
-  bool quiet = !last_edit_ || now - *last_edit_ >= period;
-  if (edit) last_edit_ = now;
-  if (!debounce_armed_) dirty_since_ = now;
-  if (debounce_armed_ && now - dirty_since_ > 10 * period) return;
-  if (immediately || (quiet && !debounce_armed_)) {
-    // Started here, not from a zero timer: the caller may then do other work (index a
-    // document) while the analysis thread scans.
-    if (debounce_armed_) debounce_->cancel();
-    debounce_armed_ = false;
-    start_analysis();
-    return;
-  }
-  debounce_armed_ = true;
-  debounce_->expires_after(period);
-  debounce_->async_wait([this](const boost::system::error_code& ec) {
-    if (ec) return;  // re-armed by a newer edit
-    debounce_armed_ = false;
-    start_analysis();
-  });
-}
-
-void LspServer::start_analysis() {
-  if (analysis_running_) {
-    analysis_again_ = true;
-    return;
-  }
-  analysis_running_ = true;
-  running_generation_ = generation_;
-  auto docs = features_.log_snapshot();
-  auto opts = features_.analyzer_options();
-  scheduler_->post_analysis([this, docs = std::move(docs), opts]() mutable {
-    if (options_.before_analysis) options_.before_analysis();
-    auto t0 = std::chrono::steady_clock::now();
-    auto run = std::make_shared<AnalysisRun>(analyzer_.run_lending(std::move(docs), opts));
-    auto ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    spdlog::info(
-        "analysis: {} document(s), {} of {} bytes scanned, {} diagnoses, {} events, {:.1f} ms "
-        "(scan {:.1f}, merge {:.1f}, diagnose {:.1f}, items {:.1f})",
-        run->docs.size(), run->bytes_scanned, run->bytes_total, run->analysis.diagnoses.size(),
-        run->analysis.events.size(), ms, run->scan_ms, run->merge_ms, run->diagnose_ms,
-        run->items_ms);
-    scheduler_->post([this, run] { on_analysis(run); });
-    analyzer_.settle(*run);  // while the protocol thread publishes
-  });
-}
-
-void LspServer::on_analysis(std::shared_ptr<const AnalysisRun> run) {
-  analysis_running_ = false;
-  if (exited_) return;  // nothing is sent after exit
-  for (const auto& p : features_.accept(run)) publish(p);
-  answer_pending();
-  if (analysis_again_) {
-    analysis_again_ = false;
-    // Only for texts this run did not see: never the same version twice.
-    if (generation_ != running_generation_) start_analysis();
-  }
+  core_->close(uri);
+  answer_shutdown_when_done();
 }
 
 void LspServer::publish(const FeatureServer::Publication& p) {
+  if (exited_) return;  // nothing is sent after exit
   auto t0 = std::chrono::steady_clock::now();
   auto& cache = rendered_[p.uri];
   std::vector<std::pair<DiagnosticItem, std::string>> now;
@@ -642,6 +544,24 @@ json LspServer::range_json(const Range& r) const {
           {"end", {{"line", r.end.line}, {"character", r.end.character}}}};
 }
 
+namespace {
+
+// The typed half of a diagnostic, which clients read instead of its message (the
+// extension's status bar; docs/LSP.md). rank, host and confidence are null when unknown.
+// tests/lsp/golden/ holds what the server sends for a real log; the extension's tests read it.
+json diagnostic_data(const DiagnosticItem& d, json env) {
+  return {{"rule", d.rule_id},
+          {"title", d.title},
+          {"category", d.category},
+          {"role", role_name(d.role)},
+          {"rank", d.rank ? json(*d.rank) : json()},
+          {"host", d.host.empty() ? json() : json(d.host)},
+          {"confidence", d.confidence ? json(*d.confidence) : json()},
+          {"env", std::move(env)}};
+}
+
+}  // namespace
+
 json LspServer::diagnostic_json(const DiagnosticItem& d) const {
   json related = json::array();
   for (const auto& r : d.related)
@@ -649,14 +569,13 @@ json LspServer::diagnostic_json(const DiagnosticItem& d) const {
         {{"location", {{"uri", r.uri}, {"range", range_json(r.range)}}}, {"message", r.message}});
   json env = json::object();
   for (const auto& [k, v] : d.env) env[k] = v;
-  json j = {
-      {"range", range_json(d.range)},
-      {"severity", static_cast<int>(d.severity)},
-      {"code", d.rule_id},
-      {"codeDescription", {{"href", d.href}}},
-      {"source", "firstfault"},
-      {"message", d.message},
-      {"data", {{"rule", d.rule_id}, {"category", d.category}, {"role", d.role}, {"env", env}}}};
+  json j = {{"range", range_json(d.range)},
+            {"severity", static_cast<int>(d.severity)},
+            {"code", d.rule_id},
+            {"codeDescription", {{"href", d.href}}},
+            {"source", "firstfault"},
+            {"message", d.message},
+            {"data", diagnostic_data(d, std::move(env))}};
   if (!related.empty()) j["relatedInformation"] = related;
   return j;
 }
@@ -671,140 +590,112 @@ json LspServer::file_edit_json(const FileEdit& e) const {
 // ---------------------------------------------------------------------------------------
 // Features
 
-json LspServer::hover(const json& params) {
+void LspServer::hover(SharedReply reply, const json& params) {
   std::string uri = uri_of(params);
   Position pos = position_of(member(params, "position", "position"));
-  auto h = features_.hover(uri, pos);
-  if (!h) return nullptr;
-  return {{"contents", {{"kind", "markdown"}, {"value", h->markdown}}},
-          {"range", range_json(h->range)}};
+  core_->hover(id_key(reply->id()), uri, pos,
+               answer<std::optional<Hover>>(reply, [this](const std::optional<Hover>& h) -> json {
+                 if (!h) return nullptr;
+                 return {{"contents", {{"kind", "markdown"}, {"value", h->markdown}}},
+                         {"range", range_json(h->range)}};
+               }));
 }
 
-json LspServer::code_action(const json& params) {
+json LspServer::code_action_json(const CodeActionItem& a) const {
+  json diags = json::array();
+  for (const auto& d : a.diagnostics) diags.push_back(diagnostic_json(d));
+  json j = {{"title", a.title}, {"kind", a.kind}, {"diagnostics", diags}};
+  if (a.preferred) j["isPreferred"] = true;
+  if (a.resolve)
+    j["data"] = {{"uri", a.resolve->uri},
+                 {"rule", a.resolve->rule_id},
+                 {"kind", action_kind_name(a.resolve->kind)}};
+  if (a.edit) {
+    j["edit"] = file_edit_json(*a.edit);
+    // Open launch scripts: their whole text replaced (clients clamp the end position).
+    for (const auto& more : a.more_edits)
+      j["edit"]["documentChanges"].push_back(
+          {{"textDocument", {{"uri", more.uri}, {"version", nullptr}}},
+           {"edits",
+            {{{"range",
+               {{"start", {{"line", 0}, {"character", 0}}},
+                {"end", {{"line", 1 << 30}, {"character", 0}}}}},
+              {"newText", more.text}}}}});
+  }
+  if (a.command)
+    j["command"] = {{"title", a.command->title},
+                    {"command", a.command->command},
+                    {"arguments", a.command->arguments}};
+  return j;
+}
+
+void LspServer::code_action(SharedReply reply, const json& params) {
   std::string uri = uri_of(params);
   Range range = range_of(member(params, "range", "range"));
-  json out = json::array();
-  for (const auto& a : features_.code_actions(uri, range, can_resolve_)) {
-    json diags = json::array();
-    for (const auto& d : a.diagnostics) diags.push_back(diagnostic_json(d));
-    json j = {{"title", a.title}, {"kind", a.kind}, {"diagnostics", diags}};
-    if (a.preferred) j["isPreferred"] = true;
-    if (a.resolve)
-      j["data"] = {
-          {"uri", a.resolve->uri}, {"rule", a.resolve->rule_id}, {"kind", a.resolve->kind}};
-    if (a.edit) {
-      j["edit"] = file_edit_json(*a.edit);
-      // Open launch scripts: their whole text replaced (clients clamp the end position).
-      for (const auto& more : a.more_edits)
-        j["edit"]["documentChanges"].push_back(
-            {{"textDocument", {{"uri", more.uri}, {"version", nullptr}}},
-             {"edits",
-              {{{"range", {{"start", {{"line", 0}, {"character", 0}}},
-                           {"end", {{"line", 1 << 30}, {"character", 0}}}}},
-                {"newText", more.text}}}}});
-    }
-    if (a.command)
-      j["command"] = {{"title", a.command->title},
-                      {"command", a.command->command},
-                      {"arguments", a.command->arguments}};
-    out.push_back(std::move(j));
-  }
-  return out;
+  core_->code_actions(id_key(reply->id()), uri, range, can_resolve_,
+                      answer<std::vector<CodeActionItem>>(
+                          reply, [this](const std::vector<CodeActionItem>& actions) {
+                            json out = json::array();
+                            for (const auto& a : actions) out.push_back(code_action_json(a));
+                            return out;
+                          }));
 }
 
 json LspServer::code_action_resolve(const json& params) {
   const json& data = member(params, "data", "data");
+  auto kind = parse_action_kind(member(data, "kind", "data.kind").get<std::string>());
+  if (!kind) invalid_params("data.kind names no kind of action this server resolves");
   ActionKey key{member(data, "uri", "data.uri").get<std::string>(),
-                member(data, "rule", "data.rule").get<std::string>(),
-                member(data, "kind", "data.kind").get<std::string>()};
-  auto edit = features_.resolve(key);
+                member(data, "rule", "data.rule").get<std::string>(), *kind};
+  auto edit = core_->resolve(key);
   if (!edit) invalid_params("nothing to resolve for rule '" + key.rule_id + "'");
   json out = params;
   out["edit"] = file_edit_json(*edit);
   return out;
 }
 
-json LspServer::code_lens(const json& params) {
+void LspServer::code_lens(SharedReply reply, const json& params) {
   std::string uri = uri_of(params);
-  json out = json::array();
-  for (const auto& l : features_.code_lenses(uri))
-    out.push_back({{"range", range_json(l.range)},
-                   {"command",
-                    {{"title", l.command.title},
-                     {"command", l.command.command},
-                     {"arguments", l.command.arguments}}}});
-  return out;
+  core_->code_lenses(id_key(reply->id()), uri,
+                     answer<std::vector<LensItem>>(reply, [this](const std::vector<LensItem>& ls) {
+                       json out = json::array();
+                       for (const auto& l : ls)
+                         out.push_back({{"range", range_json(l.range)},
+                                        {"command",
+                                         {{"title", l.command.title},
+                                          {"command", l.command.command},
+                                          {"arguments", l.command.arguments}}}});
+                       return out;
+                     }));
 }
 
-json LspServer::pull_diagnostics(const json& params) {
+void LspServer::pull_diagnostics(SharedReply reply, const json& params) {
   std::string uri = uri_of(params);
-  json items = json::array();
-  for (const auto& d : features_.diagnostics(uri)) items.push_back(diagnostic_json(d));
-  return {{"kind", "full"}, {"items", items}};
-}
-
-void LspServer::answer_pending() {
-  std::vector<Pending> ready, waiting;
-  for (auto& p : pending_) (features_.up_to_date(p.uri) ? ready : waiting).push_back(std::move(p));
-  pending_ = std::move(waiting);
-  // Accepted before any shutdown, so answered in full even after one.
-  for (auto& p : ready) dispatch(std::move(p.reply), p.method, p.params);
-  answer_shutdown_when_done();
+  core_->diagnostics(
+      id_key(reply->id()), uri,
+      answer<std::vector<DiagnosticItem>>(reply, [this](const std::vector<DiagnosticItem>& ds) {
+        json items = json::array();
+        for (const auto& d : ds) items.push_back(diagnostic_json(d));
+        return json{{"kind", "full"}, {"items", items}};
+      }));
 }
 
 void LspServer::answer_shutdown_when_done() {
-  if (!shutdown_reply_ || !pending_.empty()) return;
+  if (!shutdown_reply_ || core_->waiting() > 0) return;
   shutdown_reply_->result(nullptr);
   shutdown_reply_.reset();
 }
 
-void LspServer::abandon_pending(const std::string& why) {
-  std::vector<Pending> waiting = std::move(pending_);
-  pending_.clear();
-  for (auto& p : waiting) p.reply.error(kRequestFailed, why);
-  answer_shutdown_when_done();
-}
-
-}  // namespace ff::lsp
-
 // ---------------------------------------------------------------------------------------
 // Commands
 
-#if __has_include("topology/topo_report.hpp")
-#include "topology/hwloc_loader.hpp"
-#include "topology/topo_report.hpp"
-#define FF_LSP_HAS_TOPOLOGY 1
-#endif
-
-namespace ff::lsp {
-
-namespace {
-
-nlohmann::json check_topology() {
-#ifdef FF_LSP_HAS_TOPOLOGY
-  topology::CheckOptions copt;
-  copt.live = true;
-  for (const char* v : {"NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "LOCAL_RANK", "CUDA_VISIBLE_DEVICES"})
-    if (const char* val = std::getenv(v)) copt.env[v] = val;
-  auto loaded = topology::load_live();
-  if (!loaded.ok())
-    throw RpcError{kInternalError, "topology discovery failed: " + loaded.error->to_string()};
-  return topology::render_json(topology::analyze_topology(std::move(*loaded.topology), copt));
-#else
-  throw RpcError{kInternalError,
-                 "firstfault.checkTopology: the topology library is not in this build yet"};
-#endif
-}
-
-}  // namespace
-
-nlohmann::json LspServer::execute_command(const json& id, const json& params) {
-  (void)id;
+void LspServer::execute_command(SharedReply reply, const json& params) {
   const json& cmd = member(params, "command", "command");
   if (!cmd.is_string()) invalid_params("command must be a string");
   json args = params.value("arguments", json::array());
   json first = args.is_array() && !args.empty() ? args[0] : json();
   std::string name = cmd;
+  Tag tag = id_key(reply->id());
   if (name == "firstfault.diagnoseText") {
     std::string text;
     if (first.is_string())
@@ -813,9 +704,21 @@ nlohmann::json LspServer::execute_command(const json& id, const json& params) {
       text = first["text"];
     else
       invalid_params("firstfault.diagnoseText takes {text: string}");
-    auto a = features_.diagnose_text(text);
-    report::TextOptions to;
-    return {{"report", report::to_json(catalog_, a)}, {"text", report::to_text(catalog_, a, to)}};
+    return core_->diagnose_text(
+        tag, std::move(text),
+        answer<analysis::Analysis>(reply, [this](const analysis::Analysis& a) {
+          report::TextOptions to;
+          json report = report::to_json(catalog_, a);
+          std::string text = report::to_text(catalog_, a, to);
+          if (mask_host_names_) {  // one Masker: the same pseudonyms in both
+            report::Masker m;
+            m.add_hosts_from(a);
+            m.learn(text);
+            m.mask(report);
+            text = m.mask(text);
+          }
+          return json{{"report", std::move(report)}, {"text", std::move(text)}};
+        }));
   }
   if (name == "firstfault.report") {
     std::string uri;
@@ -825,9 +728,13 @@ nlohmann::json LspServer::execute_command(const json& id, const json& params) {
       uri = first["uri"];
     else
       invalid_params("firstfault.report takes {uri: string}");
-    auto md = features_.report_markdown(uri);
-    if (!md) invalid_params("firstfault.report: document not open: " + uri);
-    return {{"markdown", *md}};
+    return core_->report(
+        tag, uri, answer<AnalysisServer::Report>(reply, [this](const AnalysisServer::Report& r) {
+          if (!mask_host_names_) return json{{"markdown", r.markdown}};
+          report::Masker m;
+          if (r.analysis) m.add_hosts_from(*r.analysis);
+          return json{{"markdown", m.mask(r.markdown)}};
+        }));
   }
   if (name == "firstfault.checkTopology") {
     json token = params.contains("workDoneToken") ? params["workDoneToken"] : json();
@@ -835,25 +742,25 @@ nlohmann::json LspServer::execute_command(const json& id, const json& params) {
       notify("$/progress",
              {{"token", token},
               {"value", {{"kind", "begin"}, {"title", "firstfault: checking topology"}}}});
-    json result;
-    std::string error;
-    try {
-      result = check_topology();
-    } catch (const RpcError& e) {
-      error = e.message;
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-    if (!token.is_null())
-      notify("$/progress",
-             {{"token", token},
-              {"value", {{"kind", "end"}, {"message", error.empty() ? "done" : error}}}});
-    if (!error.empty()) throw RpcError{kInternalError, error};
-    return result;
+    std::map<std::string, std::string> env;
+    for (const char* v :
+         {"NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "LOCAL_RANK", "CUDA_VISIBLE_DEVICES"})
+      if (const char* val = std::getenv(v)) env[v] = val;
+    auto render = answer<topology::TopoAnalysis>(
+        reply, [](const topology::TopoAnalysis& t) { return topology::render_json(t); });
+    return core_->check_topology(
+        tag, std::move(env), [this, token, render](Result<topology::TopoAnalysis> r) {
+          if (!token.is_null() && !exited_)
+            notify(
+                "$/progress",
+                {{"token", token},
+                 {"value", {{"kind", "end"}, {"message", r.ok() ? "done" : r.failure().message}}}});
+          render(std::move(r));
+        });
   }
   if (name == "firstfault.runVerification") {
     // The client runs it in a terminal; the server never executes commands.
-    return {{"command", first.is_string() ? first : json()}};
+    return reply->result({{"command", first.is_string() ? first : json()}});
   }
   invalid_params("unknown command: " + name);
 }

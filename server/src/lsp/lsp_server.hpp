@@ -1,6 +1,10 @@
-// Layer 2: the protocol adapter. All knowledge of LSP 3.17 and JSON-RPC lives here: it
-// validates messages, converts JSON to the feature API's structs and back, enforces the
-// lifecycle (initialize / shutdown / exit) and drives the scheduler.
+// Layer 2: the protocol adapter (clangd's ClangdLSPServer). All knowledge of LSP 3.17 and
+// JSON-RPC lives here: it validates messages, binds methods, converts JSON to the feature
+// server's typed calls and their results back to JSON, holds the client's capabilities,
+// enforces the lifecycle (initialize / shutdown / exit) and answers every request exactly
+// once (ReplyOnce). It knows nothing of analysis, threads or debouncing: those are the
+// AnalysisServer's (analysis_server.hpp), whose protocol thread runs everything here except
+// on_frames() (the reader thread).
 #pragma once
 
 #include <atomic>
@@ -19,9 +23,9 @@
 
 #include "analysis/catalog.hpp"
 #include "jsonio/json_reader.hpp"
+#include "lsp/analysis_server.hpp"
 #include "lsp/document_text.hpp"
 #include "lsp/features.hpp"
-#include "lsp/scheduler.hpp"
 #include "lsp/transport.hpp"
 
 namespace ff::lsp {
@@ -50,9 +54,11 @@ struct ServerOptions {
   // ends the process at once (::_exit: worker threads may be mid-analysis). A host that
   // embeds the server (the fuzzer) keeps the process; the server then drops what follows.
   std::function<void(int code)> exit_process;
-  // Tests: runs on the analysis thread before each analysis (to count them, or to hold one
-  // while requests arrive).
+  // Tests: runs on the analysis thread before each analysis, and on a worker before each
+  // slow job (topology, a selection's analysis, a binding fix), to count them or to hold one
+  // while requests arrive.
   std::function<void()> before_analysis;
+  std::function<void()> before_work;
 };
 
 inline constexpr std::size_t kPrepareBodyBytes = std::size_t{1} << 20;
@@ -81,7 +87,7 @@ class LspServer {
     const std::string& method() const { return method_; }
 
    private:
-    bool claim();  // false (and logged) when already replied
+    bool claim();                  // false (and logged) when already replied
     LspServer* server_ = nullptr;  // null once moved from
     nlohmann::json id_;
     std::string method_;
@@ -111,10 +117,14 @@ class LspServer {
   // the cancellation it carries; the message to dispatch, if any.
   std::optional<json> accept(const Frame& frame);
   void handle(json msg);  // protocol thread
-  void handle_request(const json& id, const std::string& method, const json& params);
-  // Runs a request that is ready (its document analysed), answering through `reply`.
-  void dispatch(ReplyOnce reply, const std::string& method, const json& params);
+  void handle_request(const json& id, const std::string& method, json& params);
   void handle_notification(const std::string& method, json& params);
+  // A request whose answer comes later (from the AnalysisServer): the reply travels in
+  // the callback.
+  using SharedReply = std::shared_ptr<ReplyOnce>;
+  // The callback that answers `reply` with render(result), or with the failure.
+  template <class T, class Render>
+  Callback<T> answer(SharedReply reply, Render render);
 
   void reply(const json& id, json result);
   void reply_error(const json& id, int code, const std::string& message);
@@ -122,60 +132,34 @@ class LspServer {
   void send(const json& msg);
   bool is_cancelled(const json& id);
 
+  // Methods: parse the params, call the AnalysisServer, answer.
   json initialize(const json& params);
   void did_open(json& params);
   void did_change(json& params);
   void did_close(const json& params);
-  json hover(const json& params);
-  json code_action(const json& params);
+  void hover(SharedReply reply, const json& params);
+  void code_action(SharedReply reply, const json& params);
   json code_action_resolve(const json& params);
-  json code_lens(const json& params);
-  json execute_command(const json& id, const json& params);
-  json pull_diagnostics(const json& params);
+  void code_lens(SharedReply reply, const json& params);
+  void execute_command(SharedReply reply, const json& params);
+  void pull_diagnostics(SharedReply reply, const json& params);
 
-  // After an edit (or, with edit false, for a request waiting on the analysis).
-  void schedule_analysis(bool immediately = false, bool edit = true);
-  void start_analysis();
-  void on_analysis(std::shared_ptr<const AnalysisRun> run);
-  void answer_pending();
   // The shutdown reply, once no request that came before it still waits.
   void answer_shutdown_when_done();
-  // On exit: every waiting request gets an error, then the shutdown reply.
-  void abandon_pending(const std::string& why);
   void publish(const FeatureServer::Publication& p);
   json diagnostic_json(const DiagnosticItem& d) const;
+  json code_action_json(const CodeActionItem& a) const;
   json range_json(const Range& r) const;
   json file_edit_json(const FileEdit& e) const;
 
   const analysis::Catalog& catalog_;
   ServerOptions options_;
   Output& out_;
-  FeatureServer features_;
-  Analyzer analyzer_;
-  std::unique_ptr<Scheduler> scheduler_;
-  std::unique_ptr<boost::asio::steady_timer> debounce_;
 
   // Protocol-thread state.
   bool initialized_ = false;
   bool can_resolve_ = false;
-  bool analysis_running_ = false;
-  bool analysis_again_ = false;
-  // Bumped by every change to the set of logs or their texts; the running analysis saw
-  // running_generation_. A request waiting for an analysis starts none when the running
-  // one already covers the current texts (one analysis per version).
-  std::uint64_t generation_ = 0;
-  std::uint64_t running_generation_ = 0;
-  bool debounce_armed_ = false;
-  std::chrono::steady_clock::time_point dirty_since_;  // when the armed debounce began
-  std::optional<std::chrono::steady_clock::time_point> last_edit_;
-  // Requests on a log whose latest version is not analysed yet wait for the analysis.
-  struct Pending {
-    ReplyOnce reply;
-    std::string uri;
-    std::string method;
-    json params;
-  };
-  std::vector<Pending> pending_;
+  bool mask_host_names_ = false;  // initializationOptions.maskHostNames
   // A shutdown that arrived while requests waited: answered after them.
   std::optional<ReplyOnce> shutdown_reply_;
   std::atomic<std::size_t> replied_twice_{0};
@@ -196,6 +180,9 @@ class LspServer {
   std::mutex ids_mu_;
   std::set<std::string> inflight_;
   std::set<std::string> cancelled_;
+
+  // Last: destroyed first, so its threads stop before anything above goes.
+  std::unique_ptr<AnalysisServer> core_;
 };
 
 // Runs the server on stdin/stdout until exit or end of input; returns the exit code.

@@ -1,16 +1,16 @@
 #include "topology/hwloc_loader.hpp"
 
 #include <hwloc.h>
-
 #include <signal.h>
-#include <cerrno>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 
 #include "topology/cpulist.hpp"
 
@@ -200,10 +200,24 @@ void walk(hwloc_topology_t topo, hwloc_obj_t obj, int parent, Topology& out, int
     walk(topo, c, self, out, depth + 1);
 }
 
+// Every use of hwloc in the process goes through load(), which holds this lock throughout:
+// the language server discovers topologies on worker threads, two at once at most, and
+// hwloc's (and its XML backend's) global state is not documented as thread-safe.
+std::mutex& hwloc_lock() {
+  static std::mutex mu;
+  return mu;
+}
+
 // hwloc 2.9's XML import crashes on some malformed files (found by fuzz/fuzz_topology;
 // tests/hostile/regressions/topology). A file from another machine is untrusted input, so
-// hwloc first reads it in a child process: a crash there becomes a clear error here. The
-// CLI and the fix engine load XML from a single thread, which makes the fork safe.
+// hwloc first reads it in a child process: a crash there becomes a clear error here.
+// The process may have other threads (the language server's protocol, analysis and worker
+// threads), and a forked child inherits only the forking thread, with every lock as it was.
+// The child therefore runs nothing but hwloc (and the allocator and stdio it calls) and
+// _exit: no other thread can hold a lock hwloc needs, since every hwloc call in the process
+// is made under hwloc_lock(), which the caller holds across the fork; glibc's fork takes the
+// allocator's locks and resets stdio's in the child. A child that still hangs is killed by
+// its alarm and reported as unreadable, never waited on for ever.
 bool hwloc_survives(const std::string& data) {
   pid_t pid = ::fork();
   if (pid < 0) return true;  // cannot probe; load it directly
@@ -230,6 +244,7 @@ bool hwloc_survives(const std::string& data) {
 }
 
 LoadResult load(const std::string* xml_path) {
+  std::lock_guard<std::mutex> lock(hwloc_lock());
   hwloc_topology_t raw = nullptr;
   const std::string file = xml_path ? *xml_path : std::string("live");
   if (hwloc_topology_init(&raw) != 0)

@@ -1,0 +1,345 @@
+#include "lsp/analysis_server.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <future>
+
+#include "parallel/parallel_scan.hpp"
+#include "topology/hwloc_loader.hpp"
+
+namespace ff::lsp {
+
+namespace {
+
+// The analysis thread's scans use every core: a freshly opened 100 MB log is scanned in
+// pieces side by side (a small append is one piece, scanned on the analysis thread itself).
+void scan_on_every_core(const analysis::Catalog& catalog, std::string_view whole, std::size_t base,
+                        std::size_t first_line, analysis::ScanState& state, std::size_t end) {
+  parallel::ScanSource src;
+  src.text = whole;
+  src.begin = base;
+  src.end = end;
+  src.first_line = first_line;
+  parallel::scan(catalog, {src}, state, {});
+}
+
+Failure not_open(const std::string& uri) {
+  return {Failure::Kind::kInvalid, "document not open: " + uri};
+}
+
+}  // namespace
+
+AnalysisServer::AnalysisServer(const analysis::Catalog& catalog, AnalysisServerOptions options,
+                               Callbacks callbacks)
+    : catalog_(catalog),
+      options_(std::move(options)),
+      callbacks_(std::move(callbacks)),
+      features_(catalog),
+      analyzer_(catalog, scan_on_every_core) {
+  options_.debounce_ms = std::max(options_.debounce_ms, 50);
+  if (options_.binding) features_.set_binding_provider(options_.binding);
+  scheduler_ = std::make_unique<Scheduler>();
+  debounce_ = std::make_unique<boost::asio::steady_timer>(scheduler_->io());
+}
+
+AnalysisServer::~AnalysisServer() {
+  // The timer must die on the protocol thread's context before the scheduler stops, and
+  // Ops still waiting are answered (with an error) while their callers still exist.
+  std::promise<void> done;
+  scheduler_->post([&] {
+    debounce_.reset();
+    abandon_all("the server stopped before the request was answered");
+    stopped_ = true;
+    done.set_value();
+  });
+  done.get_future().wait_for(std::chrono::seconds(1));
+  scheduler_->shutdown();  // a running analysis or worker posts its result through scheduler_
+  scheduler_.reset();
+}
+
+// ---------------------------------------------------------------------------------------
+// Documents
+
+void AnalysisServer::open(const std::string& uri, const std::string& language_id,
+                          std::int64_t version, std::string text) {
+  auto t0 = std::chrono::steady_clock::now();
+  bool was_log = features_.is_log(uri);
+  features_.open(uri, language_id, version, std::move(text));
+  bool is_log = features_.is_log(uri);
+  if (was_log || is_log) ++generation_;
+  if (is_log) schedule_analysis(true);
+  auto t1 = std::chrono::steady_clock::now();
+  features_.index_documents();  // while the analysis thread scans
+  auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+  spdlog::debug("open {} v{} ({}, log: {}): stored in {:.1f} ms, indexed in {:.1f} ms", uri,
+                version, language_id, is_log, ms(t0, t1), ms(t1, std::chrono::steady_clock::now()));
+}
+
+bool AnalysisServer::change(const std::string& uri, std::int64_t version,
+                            const std::vector<ContentChange>& changes) {
+  if (!features_.change(uri, version, changes)) return false;
+  if (features_.is_log(uri)) {
+    ++generation_;
+    schedule_analysis();
+  }
+  return true;
+}
+
+void AnalysisServer::close(const std::string& uri) {
+  bool was_log = features_.is_log(uri);
+  if (!features_.close(uri)) return;
+  if (was_log) {
+    ++generation_;
+    if (callbacks_.clear) callbacks_.clear(uri);
+    schedule_analysis();
+  }
+  answer_ready();  // requests that waited for this document's analysis
+}
+
+// ---------------------------------------------------------------------------------------
+// Ops
+
+void AnalysisServer::when_analysed(Tag tag, const std::string& uri, std::function<void()> ready,
+                                   std::function<void(Failure)> fail) {
+  if (features_.up_to_date(uri)) return ready();
+  ops_.emplace(next_op_++, Op{std::move(tag), uri, std::move(ready), std::move(fail)});
+  // One analysis per version: the running one answers it when it saw these texts.
+  if (!(analysis_running_ && running_generation_ == generation_)) schedule_analysis(true, false);
+}
+
+template <class T>
+void AnalysisServer::run_on_worker(Tag tag, std::function<T()> work, Callback<T> cb) {
+  std::uint64_t id = next_op_++;
+  ops_.emplace(id, Op{std::move(tag), std::string(), nullptr, [cb](Failure f) { cb(f); }});
+  scheduler_->post_work([this, id, work = std::move(work), cb = std::move(cb)] {
+    if (options_.before_work) options_.before_work();
+    auto result = std::make_shared<std::optional<Result<T>>>();
+    try {
+      result->emplace(work());
+    } catch (const std::exception& e) {
+      result->emplace(Failure{Failure::Kind::kFailed, e.what()});
+    }
+    scheduler_->post([this, id, result, cb] {
+      auto it = ops_.find(id);
+      if (it == ops_.end()) return;  // answered already (cancelled, abandoned)
+      ops_.erase(it);
+      cb(std::move(**result));
+    });
+  });
+}
+
+void AnalysisServer::cancel(const Tag& tag) {
+  for (auto it = ops_.begin(); it != ops_.end();) {
+    if (it->second.tag == tag) {
+      auto fail = std::move(it->second.fail);
+      it = ops_.erase(it);
+      fail({Failure::Kind::kCancelled, "request cancelled"});
+    } else {
+      ++it;
+    }
+  }
+}
+
+void AnalysisServer::abandon_all(const std::string& why) {
+  auto ops = std::move(ops_);
+  ops_.clear();
+  for (auto& [id, op] : ops) op.fail({Failure::Kind::kAbandoned, why});
+}
+
+void AnalysisServer::answer_ready() {
+  // One at a time, in arrival order, each taken out of ops_ just before it is answered:
+  // while an answer goes out, waiting() still counts the Ops behind it (a shutdown reply
+  // waits for them), and an Op an answer starts (a worker job) is seen.
+  std::uint64_t from = 0;
+  for (;;) {
+    auto it = ops_.lower_bound(from);
+    while (it != ops_.end() && (it->second.uri.empty() || !features_.up_to_date(it->second.uri)))
+      ++it;
+    if (it == ops_.end()) return;
+    from = it->first + 1;
+    auto ready = std::move(it->second.ready);
+    ops_.erase(it);
+    ready();
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Features
+
+void AnalysisServer::hover(Tag tag, const std::string& uri, Position pos,
+                           Callback<std::optional<Hover>> cb) {
+  when_analysed(
+      std::move(tag), uri, [this, uri, pos, cb] { cb(features_.hover(uri, pos)); },
+      [cb](Failure f) { cb(f); });
+}
+
+void AnalysisServer::code_lenses(Tag tag, const std::string& uri,
+                                 Callback<std::vector<LensItem>> cb) {
+  when_analysed(
+      std::move(tag), uri, [this, uri, cb] { cb(features_.code_lenses(uri)); },
+      [cb](Failure f) { cb(f); });
+}
+
+void AnalysisServer::diagnostics(Tag tag, const std::string& uri,
+                                 Callback<std::vector<DiagnosticItem>> cb) {
+  when_analysed(
+      std::move(tag), uri, [this, uri, cb] { cb(features_.diagnostics(uri)); },
+      [cb](Failure f) { cb(f); });
+}
+
+void AnalysisServer::code_actions(Tag tag, const std::string& uri, Range range, bool can_resolve,
+                                  Callback<std::vector<CodeActionItem>> cb) {
+  when_analysed(
+      tag, uri,
+      [this, tag, uri, range, can_resolve, cb] {
+        auto actions = features_.code_actions(uri, range, can_resolve);
+        bool needs_worker = false;
+        for (const auto& a : actions) needs_worker |= a.needs_binding;
+        if (!needs_worker) return cb(std::move(actions));
+        // The binding reads topology files from the log's folder or the machine itself.
+        auto run = features_.published_run(uri);
+        auto sources = features_.source_snapshot();  // snapshots: no text is copied here
+        auto shared = std::make_shared<std::vector<CodeActionItem>>(std::move(actions));
+        run_on_worker<std::vector<CodeActionItem>>(
+            tag,
+            [this, shared, run, uri, sources] {
+              return complete_bindings(std::move(*shared), run, uri, sources);
+            },
+            cb);
+      },
+      [cb](Failure f) { cb(f); });
+}
+
+std::vector<CodeActionItem> AnalysisServer::complete_bindings(
+    std::vector<CodeActionItem> actions, std::shared_ptr<const AnalysisRun> run,
+    const std::string& uri, const std::vector<DocumentSnapshot>& sources) {
+  const auto& provider = options_.binding;  // set once, before any thread started
+  std::vector<CodeActionItem> out;
+  for (auto& a : actions) {
+    if (!a.needs_binding) {
+      out.push_back(std::move(a));
+      continue;
+    }
+    const analysis::Rule* rule =
+        a.diagnostics.empty() ? nullptr : catalog_.find(a.diagnostics.front().rule_id);
+    if (!rule || !provider || !run) continue;
+    auto edit = provider->binding_edit(*rule, run->analysis, uri);
+    if (!edit) continue;  // no topology with GPUs and NICs at hand
+    a.needs_binding = false;
+    a.edit = std::move(edit);
+    a.more_edits = provider->launcher_edits(*rule, uri, sources);
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+void AnalysisServer::report(Tag tag, const std::string& uri, Callback<Report> cb) {
+  if (auto md = features_.report_markdown(uri)) {
+    auto run = features_.published_run(uri);
+    return cb(Report{std::move(*md), {run, &run->analysis}});
+  }
+  auto snap = features_.snapshot(uri);
+  if (!snap) return cb(not_open(uri));
+  // Not analysed yet (or not a log): this document alone, on a worker.
+  run_on_worker<Report>(
+      std::move(tag),
+      [this, snap = std::move(*snap)] {
+        auto a = std::make_shared<const analysis::Analysis>(features_.diagnose_text(snap.text));
+        return Report{features_.standalone_report(snap.uri, *a), a};
+      },
+      std::move(cb));
+}
+
+void AnalysisServer::diagnose_text(Tag tag, std::string text, Callback<analysis::Analysis> cb) {
+  auto shared = std::make_shared<const std::string>(std::move(text));
+  run_on_worker<analysis::Analysis>(
+      std::move(tag), [this, shared] { return features_.diagnose_text(*shared); }, std::move(cb));
+}
+
+void AnalysisServer::check_topology(Tag tag, std::map<std::string, std::string> env,
+                                    Callback<topology::TopoAnalysis> cb) {
+  run_on_worker<topology::TopoAnalysis>(
+      std::move(tag),
+      [env = std::move(env)]() -> topology::TopoAnalysis {
+        topology::CheckOptions copt;
+        copt.live = true;
+        copt.env = env;
+        auto loaded = topology::load_live();
+        if (!loaded.ok())
+          throw std::runtime_error("topology discovery failed: " + loaded.error->to_string());
+        return topology::analyze_topology(std::move(*loaded.topology), copt);
+      },
+      std::move(cb));
+}
+
+// ---------------------------------------------------------------------------------------
+// Scheduling the analysis
+
+void AnalysisServer::schedule_analysis(bool immediately, bool edit) {
+  auto now = std::chrono::steady_clock::now();
+  const auto period = std::chrono::milliseconds(options_.debounce_ms);
+  // Leading edge: an edit after a quiet period (no edit for one debounce period) is analysed
+  // at once, so a growing log is re-diagnosed in the time of the analysis. The edits of a
+  // burst that follows keep pushing the analysis back to one period after the latest, but
+  // never more than ten periods after the first.
+  bool quiet = !last_edit_ || now - *last_edit_ >= period;
+  if (edit) last_edit_ = now;
+  if (!debounce_armed_) dirty_since_ = now;
+  if (debounce_armed_ && now - dirty_since_ > 10 * period) return;
+  if (immediately || (quiet && !debounce_armed_)) {
+    // Started here, not from a zero timer: the caller may then do other work (index a
+    // document) while the analysis thread scans.
+    if (debounce_armed_) debounce_->cancel();
+    debounce_armed_ = false;
+    start_analysis();
+    return;
+  }
+  debounce_armed_ = true;
+  debounce_->expires_after(period);
+  debounce_->async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;  // re-armed by a newer edit
+    debounce_armed_ = false;
+    start_analysis();
+  });
+}
+
+void AnalysisServer::start_analysis() {
+  if (analysis_running_) {
+    analysis_again_ = true;
+    return;
+  }
+  analysis_running_ = true;
+  running_generation_ = generation_;
+  auto docs = features_.log_snapshot();
+  auto opts = features_.analyzer_options();
+  scheduler_->post_analysis([this, docs = std::move(docs), opts]() mutable {
+    if (options_.before_analysis) options_.before_analysis();
+    auto t0 = std::chrono::steady_clock::now();
+    auto run = std::make_shared<AnalysisRun>(analyzer_.run_lending(std::move(docs), opts));
+    auto ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    spdlog::info(
+        "analysis: {} document(s), {} of {} bytes scanned, {} diagnoses, {} events, {:.1f} ms "
+        "(scan {:.1f}, merge {:.1f}, diagnose {:.1f}, items {:.1f})",
+        run->docs.size(), run->bytes_scanned, run->bytes_total, run->analysis.diagnoses.size(),
+        run->analysis.events.size(), ms, run->scan_ms, run->merge_ms, run->diagnose_ms,
+        run->items_ms);
+    scheduler_->post([this, run] { on_analysis(run); });
+    analyzer_.settle(*run);  // while the protocol thread publishes
+  });
+}
+
+void AnalysisServer::on_analysis(std::shared_ptr<const AnalysisRun> run) {
+  analysis_running_ = false;
+  if (stopped_) return;
+  for (const auto& p : features_.accept(run))
+    if (callbacks_.publish) callbacks_.publish(p);
+  answer_ready();
+  if (analysis_again_) {
+    analysis_again_ = false;
+    // Only for texts this run did not see: never the same version twice.
+    if (generation_ != running_generation_) start_analysis();
+  }
+}
+
+}  // namespace ff::lsp

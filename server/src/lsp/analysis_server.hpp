@@ -1,0 +1,196 @@
+// Layer 3: the feature server (clangd's ClangdServer with its TUScheduler). Documents,
+// analyses, hovers, code actions, lenses, reports and topology checks as typed calls that
+// answer through callbacks; no JSON, no request ids, no LSP. It owns the threads
+// (scheduler.hpp) and decides where each piece of work runs:
+//   - every call below is made on the protocol thread, and every callback runs there;
+//   - the analysis of the open logs runs on the analysis thread, once per set of document
+//     versions: requests that need it wait for it (they never start another), edits are
+//     debounced;
+//   - slow one-off work (topology discovery, a topology read from a folder, the binding fix,
+//     the analysis of a selection) runs on a worker thread.
+// A request that waits (for the analysis or a worker) is an Op: it is answered once, by its
+// result, by cancel(), or by abandon_all() (shutdown, exit, destruction), whichever comes
+// first; a worker's result for an Op that was already answered is dropped.
+//
+// Room to grow: an analysis of a file read from disk (published for its URI) and a folder
+// analysed as one job with progress and cancellation are further Ops of the same kind:
+// run_on_worker() with a Tag the caller can cancel, and publications through the same
+// publish callback.
+#pragma once
+
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "analysis/catalog.hpp"
+#include "lsp/features.hpp"
+#include "lsp/scheduler.hpp"
+#include "topology/topo_report.hpp"
+
+namespace ff::lsp {
+
+// Why a request got no result.
+struct Failure {
+  enum class Kind {
+    kCancelled,  // the client cancelled it
+    kAbandoned,  // the server stopped (shutdown, exit) before it was answered
+    kInvalid,    // the arguments name nothing the server knows (a closed document...)
+    kFailed,     // the work itself failed (topology discovery found no hwloc...)
+  };
+  Kind kind;
+  std::string message;
+};
+
+template <class T>
+class Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit on purpose
+  Result(Failure f) : v_(std::move(f)) {}    // NOLINT
+  bool ok() const { return v_.index() == 0; }
+  T& value() { return std::get<0>(v_); }
+  const Failure& failure() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, Failure> v_;
+};
+
+template <class T>
+using Callback = std::function<void(Result<T>)>;
+
+// The caller's name for a request (the adapter uses the JSON-RPC id), to cancel it.
+using Tag = std::string;
+
+struct AnalysisServerOptions {
+  // Edits closer together than this are a burst: the first edit after a quiet period is
+  // analysed at once, the rest of the burst once it pauses this long (at least every ten
+  // periods while it lasts). Never below 50.
+  int debounce_ms = 50;
+  std::shared_ptr<BindingEditProvider> binding;
+  // Tests: run on the analysis thread before each analysis, and on a worker before each
+  // slow job (to count them, or to hold one while requests arrive).
+  std::function<void()> before_analysis;
+  std::function<void()> before_work;
+};
+
+class AnalysisServer {
+ public:
+  struct Callbacks {
+    // A document's diagnostics for a version (after each analysis that changed what it
+    // shows), and the end of a closed log's diagnostics.
+    std::function<void(const FeatureServer::Publication&)> publish;
+    std::function<void(const std::string& uri)> clear;
+  };
+  AnalysisServer(const analysis::Catalog& catalog, AnalysisServerOptions options,
+                 Callbacks callbacks);
+  // Stops the threads; Ops still waiting are abandoned first.
+  ~AnalysisServer();
+  AnalysisServer(const AnalysisServer&) = delete;
+  AnalysisServer& operator=(const AnalysisServer&) = delete;
+
+  // Any thread: runs `f` on the protocol thread after everything posted before it.
+  void post(std::function<void()> f) { scheduler_->post(std::move(f)); }
+  bool on_protocol_thread() const { return scheduler_->on_protocol_thread(); }
+
+  // Settings (from the client's initialize).
+  void set_encoding(Encoding e) { features_.set_encoding(e); }
+  void set_docs_base(std::string base) { features_.set_docs_base(std::move(base)); }
+  const std::string& docs_base() const { return features_.docs_base(); }
+  void set_debounce_ms(int ms) { options_.debounce_ms = std::max(50, ms); }
+
+  // Documents. change() is false (nothing changed) for an unknown document or an older
+  // version.
+  void open(const std::string& uri, const std::string& language_id, std::int64_t version,
+            std::string text);
+  bool change(const std::string& uri, std::int64_t version,
+              const std::vector<ContentChange>& changes);
+  void close(const std::string& uri);
+
+  // Features of a document; on a log, once its latest version is analysed.
+  void hover(Tag tag, const std::string& uri, Position pos, Callback<std::optional<Hover>> cb);
+  void code_actions(Tag tag, const std::string& uri, Range range, bool can_resolve,
+                    Callback<std::vector<CodeActionItem>> cb);
+  void code_lenses(Tag tag, const std::string& uri, Callback<std::vector<LensItem>> cb);
+  void diagnostics(Tag tag, const std::string& uri, Callback<std::vector<DiagnosticItem>> cb);
+  // The edit a resolvable code action stands for (cheap: computed here).
+  std::optional<FileEdit> resolve(const ActionKey& key) const { return features_.resolve(key); }
+  // The Markdown report of a document (the published analysis, or one of the document
+  // alone, on a worker, when it has none), with the analysis it reports (whose hosts a
+  // masker must know).
+  struct Report {
+    std::string markdown;
+    std::shared_ptr<const analysis::Analysis> analysis;
+  };
+  void report(Tag tag, const std::string& uri, Callback<Report> cb);
+  // On a worker: the analysis of a text (a selection), and live topology discovery with
+  // the given environment (NCCL_IB_HCA... as the process that launches the job sees it).
+  void diagnose_text(Tag tag, std::string text, Callback<analysis::Analysis> cb);
+  void check_topology(Tag tag, std::map<std::string, std::string> env,
+                      Callback<topology::TopoAnalysis> cb);
+
+  // Answers the Op with this tag with kCancelled, if it has not been answered.
+  void cancel(const Tag& tag);
+  // Answers every Op with kAbandoned; worker results that come later are dropped.
+  void abandon_all(const std::string& why);
+  std::size_t waiting() const { return ops_.size(); }
+
+  // Tests: the FeatureServer (protocol thread only).
+  const FeatureServer& features() const { return features_; }
+
+ private:
+  struct Op {
+    Tag tag;
+    std::string uri;                    // waits for this document's analysis; empty: a worker
+    std::function<void()> ready;        // the document is analysed: answer now
+    std::function<void(Failure)> fail;  // answered by a failure instead
+  };
+  // Runs `ready` at once when the document needs no analysis, else when it has one.
+  void when_analysed(Tag tag, const std::string& uri, std::function<void()> ready,
+                     std::function<void(Failure)> fail);
+  // Runs `work` on a worker; `deliver` gets its result on the protocol thread unless the
+  // Op was answered meanwhile. An exception from `work` is a kFailed failure.
+  template <class T>
+  void run_on_worker(Tag tag, std::function<T()> work, Callback<T> cb);
+  // Worker: fills in the binding actions code_actions() left as placeholders.
+  std::vector<CodeActionItem> complete_bindings(std::vector<CodeActionItem> actions,
+                                                std::shared_ptr<const AnalysisRun> run,
+                                                const std::string& uri,
+                                                const std::vector<DocumentSnapshot>& sources);
+
+  void schedule_analysis(bool immediately = false, bool edit = true);
+  void start_analysis();
+  void on_analysis(std::shared_ptr<const AnalysisRun> run);
+  void answer_ready();
+
+  const analysis::Catalog& catalog_;
+  AnalysisServerOptions options_;
+  Callbacks callbacks_;
+  FeatureServer features_;
+  Analyzer analyzer_;
+  std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<boost::asio::steady_timer> debounce_;
+
+  // Protocol-thread state.
+  bool analysis_running_ = false;
+  bool analysis_again_ = false;
+  bool stopped_ = false;
+  // Bumped by every change to the set of logs or their texts; the running analysis saw
+  // running_generation_. A request waiting for an analysis starts none when the running
+  // one already covers the current texts (one analysis per version).
+  std::uint64_t generation_ = 0;
+  std::uint64_t running_generation_ = 0;
+  bool debounce_armed_ = false;
+  std::chrono::steady_clock::time_point dirty_since_;  // when the armed debounce began
+  std::optional<std::chrono::steady_clock::time_point> last_edit_;
+  std::uint64_t next_op_ = 0;
+  std::map<std::uint64_t, Op> ops_;  // in arrival order
+};
+
+}  // namespace ff::lsp
