@@ -9,6 +9,9 @@
 #include "analysis/analyze.hpp"
 #include "cli/lsp_binding.hpp"
 #include "cli/rule_set.hpp"
+#include "fix/edit.hpp"
+#include "fix/engine.hpp"
+#include "fix/topology_source.hpp"
 #include "lsp/analysis_server.hpp"
 #include "lsp/features.hpp"
 #include "report/report.hpp"
@@ -153,9 +156,10 @@ TEST_CASE("features: diagnostics, hover, actions and lenses on a corpus log", "[
 
 namespace {
 struct FakeBinding : BindingEditProvider {
-  std::optional<FileEdit> binding_edit(const analysis::Rule&, const analysis::Analysis&,
-                                       const std::string&) override {
-    return FileEdit{"file:///job/bind.sh", "export NCCL_IB_HCA==mlx5_0:1\n"};
+  std::optional<BindingEdits> binding_edits(const analysis::Rule&, const analysis::Analysis&,
+                                            const std::string&,
+                                            const std::vector<DocumentSnapshot>&) override {
+    return BindingEdits{FileEdit{"file:///job/bind.sh", "export NCCL_IB_HCA==mlx5_0:1\n"}, {}};
   }
 };
 }  // namespace
@@ -197,6 +201,49 @@ TEST_CASE("features: the fix engine's binding is offered for a GDR diagnosis", "
   CHECK(bind->more_edits[0].uri == launcher);
   CHECK_THAT(bind->more_edits[0].text, Catch::Contains("firstfault-bind.sh"));
   CHECK_THAT(bind->more_edits[0].text, Catch::Contains("torchrun"));
+  fsys::remove_all(dir);
+}
+
+// Issue 17, defect 4: the binding action is the fix engine's (fixes_for_rule), not a
+// shell-only copy of it: an open Python entry point gets the engine's NCCL_IB_HCA block,
+// and no wrapper is created when no launch line needs one.
+TEST_CASE("features: the binding code action is the fix engine's, Python included", "[lsp][fix]") {
+  namespace fsys = std::filesystem;
+  fsys::path dir = fsys::temp_directory_path() / ("ff-lsp-bind-py-" + std::to_string(::getpid()));
+  fsys::create_directories(dir);
+  fsys::copy_file(std::string(FF_TEST_DATA) + "/topologies/synthetic/server-8gpu-8nic.xml",
+                  dir / "node.xml", fsys::copy_options::overwrite_existing);
+  std::string uri = path_to_uri((dir / "job.log").string());
+  std::string train = path_to_uri((dir / "train.py").string());
+  const std::string py =
+      "import torch.distributed as dist\n\ndef main():\n    dist.init_process_group(\"nccl\")\n";
+  auto actions = served_actions(cli::make_binding_provider(),
+                                {{uri, "log", corpus("nccl-897")}, {train, "python", py}}, uri,
+                                {{0, 0}, {2, 0}});
+  const CodeActionItem* bind = nullptr;
+  for (const auto& a : actions)
+    if (a.title.find("NCCL_IB_HCA") != std::string::npos) bind = &a;
+  REQUIRE(bind != nullptr);
+  CHECK_FALSE(bind->edit);  // no wrapper: the Python file sets its own HCA
+  REQUIRE(bind->more_edits.size() == 1);
+  CHECK(bind->more_edits[0].uri == train);
+  // Exactly what the engine computes for `analyze --fix` on the same file and topology.
+  fix::TopologyInputs in;
+  in.workspace = dir.string();
+  fix::FixRequest req;
+  req.binding = fix::choose_topology(in).table;
+  REQUIRE(req.binding);
+  req.files.push_back({(dir / "train.py").string(), py});
+  std::string expected;
+  const analysis::Rule* rule = catalog().find(bind->diagnostics.at(0).rule_id);
+  REQUIRE(rule);
+  for (const auto& a : fix::fixes_for_rule(*rule, req))
+    if (a.kind == "nccl-ib-hca-binding")
+      for (const auto& f : a.edit.files)
+        if (!f.create) expected = fix::apply_text_edits(py, f.edits);
+  CHECK(!expected.empty());
+  CHECK(bind->more_edits[0].text == expected);
+  CHECK(bind->more_edits[0].text.find("NCCL_IB_HCA") != std::string::npos);
   fsys::remove_all(dir);
 }
 

@@ -316,10 +316,11 @@ namespace {
 // A binding provider whose topology read takes as long as the test wants.
 struct SlowBinding : BindingEditProvider {
   Gate gate;
-  std::optional<FileEdit> binding_edit(const analysis::Rule&, const analysis::Analysis&,
-                                       const std::string& log_uri) override {
+  std::optional<BindingEdits> binding_edits(const analysis::Rule&, const analysis::Analysis&,
+                                            const std::string& log_uri,
+                                            const std::vector<DocumentSnapshot>&) override {
     gate.pass();
-    return FileEdit{log_uri + ".bind.sh", "echo bound\n"};
+    return BindingEdits{FileEdit{log_uri + ".bind.sh", "echo bound\n"}, {}};
   }
 };
 

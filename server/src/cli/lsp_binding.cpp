@@ -19,42 +19,50 @@ class FixEngineBinding : public lsp::BindingEditProvider {
  public:
   bool applies_to(const analysis::Rule& rule) const override { return fix::wants_binding(rule); }
 
-  std::optional<lsp::FileEdit> binding_edit(const analysis::Rule& rule, const analysis::Analysis&,
-                                            const std::string& log_uri) override {
-    if (!fix::wants_binding(rule)) return std::nullopt;
-    std::string path = lsp::uri_to_path(log_uri);
-    if (path.empty()) return std::nullopt;
-    std::filesystem::path dir = std::filesystem::path(path).parent_path();
-    std::optional<fix::BindingTable> table = table_for(dir.string());
-    if (!table) return std::nullopt;  // no topology with GPUs and NICs at hand
-    return lsp::FileEdit{lsp::path_to_uri((dir / std::string(fix::kWrapperName)).string()),
-                         fix::wrapper_script(*table)};
-  }
-
-  std::vector<lsp::FileEdit> launcher_edits(
-      const analysis::Rule& rule, const std::string& log_uri,
+  // The fix engine's binding action (fix::fixes_for_rule, the one behind `analyze --fix`),
+  // computed on the open documents under the log's folder: shell launch lines get the
+  // wrapper in front of the program, a Python entry point its NCCL_IB_HCA block, and the
+  // wrapper is created only when a launch line uses it or no launch file is open.
+  std::optional<lsp::BindingEdits> binding_edits(
+      const analysis::Rule& rule, const analysis::Analysis&, const std::string& log_uri,
       const std::vector<lsp::DocumentSnapshot>& open_documents) override {
-    std::vector<lsp::FileEdit> out;
-    if (!fix::wants_binding(rule)) return out;
+    if (!fix::wants_binding(rule)) return std::nullopt;
     std::string log_path = lsp::uri_to_path(log_uri);
-    if (log_path.empty()) return out;
-    std::string dir = std::filesystem::path(log_path).parent_path().string();
-    std::optional<fix::BindingTable> table = table_for(dir);
-    if (!table) return out;
-    std::string wrapper = (std::filesystem::path(dir) / std::string(fix::kWrapperName)).string();
+    if (log_path.empty()) return std::nullopt;
+    std::filesystem::path dir = std::filesystem::path(log_path).parent_path();
+    std::optional<fix::BindingTable> table = table_for(dir.string());
+    if (!table || !table->usable()) return std::nullopt;  // no topology with GPUs and NICs
+    fix::FixRequest req;
+    req.binding = table;
+    req.wrapper_path = (dir / std::string(fix::kWrapperName)).string();
+    req.wrapper_ref = req.wrapper_path;
+    std::map<std::string, std::string> uri_of_path;
     for (const auto& doc : open_documents) {
-      const std::string& uri = doc.uri;
-      std::string_view text = doc.text.view();
-      std::string path = lsp::uri_to_path(uri);
-      // Only shell launchers the user has open, inside the log's folder tree.
-      if (path.empty() || !fix::inside_workspace(dir, path)) continue;
-      if (fix::detect_file_kind(path, text) != fix::FileKind::Shell) continue;
-      auto r = fix::shell_binding_edits(text, *table, wrapper);
-      if (!r.found_target || r.edits.empty()) continue;
-      std::string edited = fix::apply_text_edits(text, r.edits);
-      if (edited != text) out.push_back({uri, std::move(edited)});
+      std::string path = lsp::uri_to_path(doc.uri);
+      // Only files the user has open, inside the log's folder tree.
+      if (path.empty() || !fix::inside_workspace(dir.string(), path)) continue;
+      req.files.push_back({path, std::string(doc.text.view())});
+      uri_of_path[path] = doc.uri;
     }
-    return out;
+    for (const auto& action : fix::fixes_for_rule(rule, req)) {
+      if (action.kind != "nccl-ib-hca-binding") continue;
+      lsp::BindingEdits out;
+      for (const auto& f : action.edit.files) {
+        if (f.create) {
+          out.create = lsp::FileEdit{lsp::path_to_uri(f.path), f.content};
+          continue;
+        }
+        auto uri = uri_of_path.find(f.path);
+        if (uri == uri_of_path.end()) continue;
+        for (const auto& in : req.files)
+          if (in.path == f.path) {
+            std::string edited = fix::apply_text_edits(in.text, f.edits);
+            if (edited != in.text) out.replace.push_back({uri->second, std::move(edited)});
+          }
+      }
+      return out;
+    }
+    return std::nullopt;
   }
 
  private:

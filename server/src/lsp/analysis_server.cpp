@@ -223,11 +223,11 @@ std::vector<CodeActionItem> AnalysisServer::complete_bindings(
     const analysis::Rule* rule =
         a.diagnostics.empty() ? nullptr : catalog_.find(a.diagnostics.front().rule_id);
     if (!rule || !provider || !run) continue;
-    auto edit = provider->binding_edit(*rule, run->analysis, uri);
-    if (!edit) continue;  // no topology with GPUs and NICs at hand
+    auto edits = provider->binding_edits(*rule, run->analysis, uri, sources);
+    if (!edits || (!edits->create && edits->replace.empty())) continue;  // no topology at hand
     a.needs_binding = false;
-    a.edit = std::move(edit);
-    a.more_edits = provider->launcher_edits(*rule, uri, sources);
+    a.edit = std::move(edits->create);
+    a.more_edits = std::move(edits->replace);
     out.push_back(std::move(a));
   }
   return out;

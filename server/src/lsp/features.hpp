@@ -188,25 +188,28 @@ struct LensItem {
   CommandItem command;
 };
 
-// The seam for per-rank NCCL_IB_HCA binding edits (computed from the topology, another
-// issue): given the diagnosis of a log, an edit for the launcher, or nothing.
+// What a per-rank NCCL_IB_HCA binding changes: a file to create (the firstfault-bind.sh
+// wrapper, when the launch lines need one) and open documents to replace whole (launch
+// scripts, Python entry points), as the fix engine computed them.
+struct BindingEdits {
+  std::optional<FileEdit> create;
+  std::vector<FileEdit> replace;
+};
+
+// The seam for per-rank NCCL_IB_HCA binding edits, computed by the fix engine from the
+// topology (the CLI installs cli/lsp_binding.cpp; the LSP library does no topology I/O of
+// its own).
 class BindingEditProvider {
  public:
   virtual ~BindingEditProvider() = default;
-  // Cheap (protocol thread): whether the rule's diagnosis may get a binding at all. The
-  // other two calls run on a worker and may read files.
+  // Cheap (protocol thread): whether the rule's diagnosis may get a binding at all.
   virtual bool applies_to(const analysis::Rule& /*rule*/) const { return true; }
-  virtual std::optional<FileEdit> binding_edit(const analysis::Rule& rule,
-                                               const analysis::Analysis& analysis,
-                                               const std::string& log_uri) = 0;
-  // The open documents (uri, text) this binding also edits, as whole new texts: launch
-  // scripts that must put the wrapper in front of the program. Only documents the user
-  // has open are ever passed in.
-  virtual std::vector<FileEdit> launcher_edits(
-      const analysis::Rule& /*rule*/, const std::string& /*log_uri*/,
-      const std::vector<DocumentSnapshot>& /*open_documents*/) {
-    return {};
-  }
+  // On a worker (may read files and the machine): the binding's edits for the log's
+  // diagnosis, given the documents the user has open (only those are ever edited); none
+  // when no topology with GPUs and NICs is at hand.
+  virtual std::optional<BindingEdits> binding_edits(
+      const analysis::Rule& rule, const analysis::Analysis& analysis, const std::string& log_uri,
+      const std::vector<DocumentSnapshot>& open_documents) = 0;
 };
 
 bool looks_like_log(const std::string& uri, const std::string& language_id);

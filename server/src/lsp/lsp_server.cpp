@@ -610,8 +610,8 @@ json LspServer::code_action_json(const CodeActionItem& a) const {
     j["data"] = {{"uri", a.resolve->uri},
                  {"rule", a.resolve->rule_id},
                  {"kind", action_kind_name(a.resolve->kind)}};
-  if (a.edit) {
-    j["edit"] = file_edit_json(*a.edit);
+  if (a.edit || !a.more_edits.empty()) {
+    j["edit"] = a.edit ? file_edit_json(*a.edit) : json{{"documentChanges", json::array()}};
     // Open launch scripts: their whole text replaced (clients clamp the end position).
     for (const auto& more : a.more_edits)
       j["edit"]["documentChanges"].push_back(
