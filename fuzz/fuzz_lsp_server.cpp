@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     f.body.assign(body);
     frames.push_back(std::move(f));
   }
-  ff::lsp::Output out(devnull);
+  ff::lsp::StdioTransport out(devnull);
   ff::lsp::ServerOptions options;
   options.binding = ff::cli::make_binding_provider();
   options.exit_process = [](int) {};  // "exit" ends the session, not the fuzzer

@@ -70,7 +70,7 @@ std::string id_key(const json& id) {
 
 }  // namespace
 
-LspServer::LspServer(const analysis::Catalog& catalog, ServerOptions options, Output& out)
+LspServer::LspServer(const analysis::Catalog& catalog, ServerOptions options, Transport& out)
     : catalog_(catalog), options_(std::move(options)), out_(out) {
   AnalysisServerOptions core;
   core.debounce_ms = options_.debounce_ms;
@@ -788,7 +788,7 @@ std::string LspServer::long_string(std::size_t size) {
 }
 
 int serve_stdio(const analysis::Catalog& catalog, const ServerOptions& options) {
-  Output out(STDOUT_FILENO);
+  StdioTransport out(STDOUT_FILENO);
   LspServer* server_ptr = nullptr;
   out.set_on_closed([&] {
     // The client went away (EPIPE): nobody is listening, leave quietly.

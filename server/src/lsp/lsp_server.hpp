@@ -65,7 +65,7 @@ inline constexpr std::size_t kPrepareBodyBytes = std::size_t{1} << 20;
 
 class LspServer {
  public:
-  LspServer(const analysis::Catalog& catalog, ServerOptions options, Output& out);
+  LspServer(const analysis::Catalog& catalog, ServerOptions options, Transport& out);
   ~LspServer();
 
   // The one reply a request gets (clangd's ReplyOnce). Every request the protocol thread
@@ -154,7 +154,7 @@ class LspServer {
 
   const analysis::Catalog& catalog_;
   ServerOptions options_;
-  Output& out_;
+  Transport& out_;
 
   // Protocol-thread state.
   bool initialized_ = false;

@@ -194,13 +194,14 @@ std::string frame(std::string_view body) {
   return out;
 }
 
-bool Output::write(std::string_view body) {
+bool MemoryTransport::write(std::string_view body) {
+  std::lock_guard<std::mutex> lock(mu_);
+  sink_(body);
+  return true;
+}
+
+bool StdioTransport::write(std::string_view body) {
   if (closed_) return false;
-  if (sink_) {
-    std::lock_guard<std::mutex> lock(mu_);
-    sink_(body);
-    return true;
-  }
   std::string data = frame(body);
   std::lock_guard<std::mutex> lock(mu_);
   std::size_t done = 0;

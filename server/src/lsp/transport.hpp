@@ -64,25 +64,46 @@ class FrameParser {
 
 std::string frame(std::string_view body);
 
-// Writes framed messages to fd 1 from any thread. A vanished client (EPIPE or any write
-// error) makes every later write a no-op and calls `on_closed` once. The in-memory variant
-// hands each message body (unframed) to a sink instead, under the same mutex, so protocol
-// tests run the server in process.
-class Output {
+// Where the server's messages go: the one thing the protocol adapter knows of its
+// connection. Any thread writes; each write is one whole message, never interleaved.
+class Transport {
  public:
-  using Sink = std::function<void(std::string_view body)>;
-  explicit Output(int fd = 1) : fd_(fd) {}
-  explicit Output(Sink sink) : fd_(-1), sink_(std::move(sink)) {}
+  virtual ~Transport() = default;
+  // One message body (unframed JSON); false, and nothing written, once the peer is gone.
+  virtual bool write(std::string_view body) = 0;
+  virtual bool closed() const = 0;
+};
+
+// Framed messages on a file descriptor (fd 1 for `firstfault lsp`). A vanished client
+// (EPIPE or any write error) makes every later write a no-op and calls `on_closed` once.
+// The messages coming in are read by serve_stdio() (lsp_server.hpp), which frames them.
+class StdioTransport final : public Transport {
+ public:
+  explicit StdioTransport(int fd = 1) : fd_(fd) {}
   void set_on_closed(std::function<void()> f) { on_closed_ = std::move(f); }
-  bool write(std::string_view body);
-  bool closed() const { return closed_; }
+  bool write(std::string_view body) override;
+  bool closed() const override { return closed_; }
 
  private:
   int fd_;
-  Sink sink_;
   std::mutex mu_;
   std::atomic<bool> closed_{false};
   std::function<void()> on_closed_;
+};
+
+// In memory, for protocol tests that run the server in process (clangd's LSPClient): each
+// message body, unframed, is handed to a sink, one at a time; messages to the server are
+// given to LspServer::on_frames() as the reader thread would.
+class MemoryTransport final : public Transport {
+ public:
+  using Sink = std::function<void(std::string_view body)>;
+  explicit MemoryTransport(Sink sink) : sink_(std::move(sink)) {}
+  bool write(std::string_view body) override;
+  bool closed() const override { return false; }
+
+ private:
+  Sink sink_;
+  std::mutex mu_;
 };
 
 }  // namespace ff::lsp
