@@ -164,7 +164,8 @@ class LspServer {
   std::optional<ReplyOnce> shutdown_reply_;
   std::atomic<std::size_t> replied_twice_{0};
   // The diagnostics last published per document, each with its JSON text: after an append
-  // nearly all are unchanged and are not rendered again.
+  // nearly all are unchanged and are not rendered again. It caches JSON, so it lives here,
+  // beside the rendering, rather than in the AnalysisServer, which has no JSON.
   std::map<std::string, std::vector<std::pair<DiagnosticItem, std::string>>> rendered_;
 
   // Reader thread only.
