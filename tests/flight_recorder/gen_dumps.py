@@ -148,9 +148,10 @@ def to_json_form(d):
     return j
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out")
+    ap.add_argument("--batch", help="a file of argument lines, one dump set each (one process for many sets)")
     ap.add_argument("--ranks", type=int, default=64)
     ap.add_argument("--scenario", default="missing")
     ap.add_argument("--culprit", type=int, default=5)
@@ -159,7 +160,15 @@ def main():
     ap.add_argument("--protocol", type=int, default=2)
     ap.add_argument("--naming", default="plain", choices=["plain", "host"])
     ap.add_argument("--log", action="store_true", help="also write train.log with the watchdog lines")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
+    if a.batch:
+        with open(a.batch) as f:
+            for line in f:
+                if line.strip():
+                    main(line.split())
+        return
+    if not a.out:
+        ap.error("--out is required")
     os.makedirs(a.out, exist_ok=True)
     for r in range(a.ranks):
         if a.scenario == "nodump" and r == a.culprit:
