@@ -152,7 +152,10 @@ FlightRecorderAnalysis analyze_flight_recorder(std::span<const FlightRecorderDum
   std::map<std::string, std::size_t> here;
   for (const auto& [r, g] : newest_group) ++here[g];
 
-  for (auto& [name, ranks_view] : views) {
+  for (auto& group : views) {
+    // Named, not structured bindings: lambdas below capture them (clang 14 cannot capture those).
+    const std::string& name = group.first;
+    std::map<int, RankGroup>& ranks_view = group.second;
     std::vector<int> members;
     if (auto it = member_votes.find(name); it != member_votes.end())
       members = mode(it->second, std::vector<int>());
