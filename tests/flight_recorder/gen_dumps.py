@@ -35,7 +35,7 @@ import json
 import os
 import pickle
 
-STEPS = 12  # collectives per process group before the hang
+STEPS = int(os.environ.get("FR_STEPS", "12"))  # collectives per process group before the hang
 NUMEL = 1 << 20
 
 

@@ -32,13 +32,17 @@ class TorchStylePickler {
     memo_[s] = put();
   }
   void integer(std::int64_t v) {
-    if (v >= 0 && v < 256) out += 'K', out += static_cast<char>(v);
-    else if (v >= 0 && v < 65536) out += 'M', out += static_cast<char>(v & 255), out += static_cast<char>(v >> 8);
-    else if (v >= INT32_MIN && v <= INT32_MAX) out += 'J', u32(static_cast<std::uint32_t>(v));
+    if (v >= 0 && v < 256)
+      out += 'K', out += static_cast<char>(v);
+    else if (v >= 0 && v < 65536)
+      out += 'M', out += static_cast<char>(v & 255), out += static_cast<char>(v >> 8);
+    else if (v >= INT32_MIN && v <= INT32_MAX)
+      out += 'J', u32(static_cast<std::uint32_t>(v));
     else {
       out += '\x8a';
       out += '\x08';
-      for (int i = 0; i < 8; ++i) out += static_cast<char>((static_cast<std::uint64_t>(v) >> (8 * i)) & 255);
+      for (int i = 0; i < 8; ++i)
+        out += static_cast<char>((static_cast<std::uint64_t>(v) >> (8 * i)) & 255);
     }
   }
   void none() { out += 'N'; }
@@ -71,7 +75,8 @@ class TorchStylePickler {
 };
 
 // One entry as getCollectiveTrace writes it (v2.10 key order).
-void entry(TorchStylePickler& p, int rec, int seq, const std::string& op, std::int64_t numel, const char* state) {
+void entry(TorchStylePickler& p, int rec, int seq, const std::string& op, std::int64_t numel,
+           const char* state) {
   p.begin_dict();
   p.str("record_id"), p.integer(rec);
   p.str("pg_id"), p.integer(0);
@@ -84,15 +89,19 @@ void entry(TorchStylePickler& p, int rec, int seq, const std::string& op, std::i
   p.str("profiling_name"), p.str(op);
   p.str("time_created_ns"), p.integer(1733220000000000000 + rec);
   p.str("duration_ms"), p.real(1.5);
-  p.str("input_sizes"), p.begin_list(), p.begin_list(), p.integer(numel), p.end_list(), p.end_list();
+  p.str("input_sizes"), p.begin_list(), p.begin_list(), p.integer(numel), p.end_list(),
+      p.end_list();
   p.str("input_dtypes"), p.begin_list(), p.str("Float"), p.end_list();
-  p.str("output_sizes"), p.begin_list(), p.begin_list(), p.integer(numel), p.end_list(), p.end_list();
+  p.str("output_sizes"), p.begin_list(), p.begin_list(), p.integer(numel), p.end_list(),
+      p.end_list();
   p.str("output_dtypes"), p.begin_list(), p.str("Float"), p.end_list();
   p.str("state"), p.str(state);
   p.str("time_discovered_started_ns"), p.none();
   p.str("time_discovered_completed_ns");
-  if (std::string(state) == "completed") p.integer(1733220000000009999);
-  else p.none();
+  if (std::string(state) == "completed")
+    p.integer(1733220000000009999);
+  else
+    p.none();
   p.str("retired"), p.boolean(std::string(state) == "completed");
   p.str("timeout_ms"), p.integer(600000);
   p.str("is_p2p"), p.boolean(false);
@@ -115,7 +124,8 @@ std::string torch_dump(int world, int seqs, const std::string& last_op = "nccl:a
   p.str("pg_status"), p.begin_dict(), p.str("0"), p.begin_dict();
   p.str("last_enqueued_collective"), p.integer(seqs);
   p.str("last_started_collective"), p.integer(seqs);
-  p.str("last_completed_collective"), p.integer(std::string(last_state) == "completed" ? seqs : seqs - 1);
+  p.str("last_completed_collective"),
+      p.integer(std::string(last_state) == "completed" ? seqs : seqs - 1);
   p.end_dict(), p.end_dict();
   p.str("entries"), p.begin_list();
   for (int s = 1; s <= seqs; ++s)
@@ -163,7 +173,8 @@ TEST_CASE("a dump in torch's own pickle style reads field by field", "[flight_re
   CHECK(e.timeout_ms == 600000);
 }
 
-TEST_CASE("every truncation of a dump is an error at or before its end, never a crash", "[flight_recorder]") {
+TEST_CASE("every truncation of a dump is an error at or before its end, never a crash",
+          "[flight_recorder]") {
   std::string full = torch_dump(2, 2);
   for (std::size_t n = 0; n < full.size(); ++n) {
     FlightRecorderDump d;
@@ -198,7 +209,10 @@ TEST_CASE("hostile pickles are refused with the byte that failed", "[flight_reco
     CHECK(e.message.find("MARK") != std::string::npos);
   }
   SECTION("a string longer than the input") {
-    REQUIRE_FALSE(read_pickle("\x80\x02X\x00\x01\x00\x00" "abc"s, t, e));
+    REQUIRE_FALSE(
+        read_pickle("\x80\x02X\x00\x01\x00\x00"
+                    "abc"s,
+                    t, e));
     CHECK(e.message.find("truncated") != std::string::npos);
     REQUIRE_FALSE(read_pickle("\x80\x02X\xff\xff\xff\x7f"s, t, e));
     CHECK(e.message.find("too long") != std::string::npos);
@@ -261,11 +275,13 @@ TEST_CASE("the majority, not rank 0, is the reference", "[flight_recorder]") {
   CHECK(a.findings[0].majority == 3);
 }
 
-TEST_CASE("a rank without an entry is missing only if pg_status says it never enqueued it", "[flight_recorder]") {
+TEST_CASE("a rank without an entry is missing only if pg_status says it never enqueued it",
+          "[flight_recorder]") {
   std::vector<FlightRecorderDump> dumps;
   // Rank 2 completed collective 4 and stopped; the others wait in 5.
   for (int r = 0; r < 4; ++r)
-    dumps.push_back(read(r == 2 ? torch_dump(4, 4, "nccl:all_reduce", "completed") : torch_dump(4, 5), r));
+    dumps.push_back(
+        read(r == 2 ? torch_dump(4, 4, "nccl:all_reduce", "completed") : torch_dump(4, 5), r));
   SECTION("never enqueued: missing") {
     auto a = analyze_flight_recorder(dumps);
     REQUIRE(a.findings.size() == 1);
@@ -288,9 +304,12 @@ TEST_CASE("a rank without an entry is missing only if pg_status says it never en
   }
 }
 
-TEST_CASE("a size mismatch names the minority and renders the class fr_trace names", "[flight_recorder]") {
+TEST_CASE("a size mismatch names the minority and renders the class fr_trace names",
+          "[flight_recorder]") {
   std::vector<FlightRecorderDump> dumps;
-  for (int r = 0; r < 8; ++r) dumps.push_back(read(torch_dump(8, 3, "nccl:all_reduce", "scheduled", r == 6 ? 512 : 1 << 20), r));
+  for (int r = 0; r < 8; ++r)
+    dumps.push_back(
+        read(torch_dump(8, 3, "nccl:all_reduce", "scheduled", r == 6 ? 512 : 1 << 20), r));
   auto a = analyze_flight_recorder(dumps);
   REQUIRE(a.findings.size() == 1);
   CHECK(a.findings[0].kind == FrFindingKind::kSizeMismatch);
@@ -301,4 +320,18 @@ TEST_CASE("a size mismatch names the minority and renders the class fr_trace nam
   CHECK(lines[0].find("mismatch: SIZE_OR_SYNTAX_MISMATCH; ranks: [6]") != std::string::npos);
   CHECK(lines[1].find("8 dumps (version 2.10)") != std::string::npos);
   CHECK(format_ranks({0, 1, 2, 5, 7, 8}) == "[0-2, 5, 7-8]");
+}
+
+TEST_CASE("dumps are recognised by their first bytes, logs are not", "[flight_recorder]") {
+  using namespace std::string_literals;
+  CHECK(looks_like_flight_recorder_dump("\x80\x02}q\x00("s));
+  CHECK(looks_like_flight_recorder_dump("\x80\x05\x95"s));
+  CHECK_FALSE(looks_like_flight_recorder_dump("\x80\x01"s));
+  // dump_json's keys come sorted: comm_lib_version (2.10) or entries (2.4, 2.7) first
+  CHECK(looks_like_flight_recorder_dump(R"({"comm_lib_version":"2.27.5","entries":[)"));
+  CHECK(looks_like_flight_recorder_dump("{\n  \"entries\": ["));
+  CHECK(looks_like_flight_recorder_dump(R"({"version": "2.10", "pg_config": {})"));
+  CHECK_FALSE(looks_like_flight_recorder_dump(R"({"level": "ERROR", "entries": 3, "version": 1})"));
+  CHECK_FALSE(
+      looks_like_flight_recorder_dump("[rank0]: Flight Recorder trace successfully dumped"));
 }

@@ -19,6 +19,11 @@ std::size_t replace_flight_recorder_dumps(std::vector<InputFile>& inputs,
     evidence::FlightRecorderDump d;
     evidence::DumpError err;
     if (!evidence::read_flight_recorder_dump(inputs[i].name(), text, d, err)) {
+      // A log file (by its name) that only looked like a JSON dump stays a log.
+      if (static_cast<unsigned char>(text[0]) != 0x80 && looks_like_log(inputs[i].name())) {
+        is_dump[i] = false;
+        continue;
+      }
       problems.push_back({inputs[i].name(), "byte " + std::to_string(err.offset) + ": " +
                                                 err.message +
                                                 "; this Flight Recorder dump is left out"});

@@ -44,10 +44,17 @@ bool looks_like_json_dump(std::string_view head) {
          (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
     ++i;
   if (i >= head.size() || head[i] != '{') return false;
-  // dump_json writes its keys in nlohmann's (sorted) order; any of these early in the text.
-  for (const char* key : {"\"comm_lib_version\"", "\"entries\"", "\"pg_config\"", "\"pg_status\"",
-                          "\"nccl_version\""})
-    if (head.find(key) != std::string_view::npos) return true;
+  // The first key: dump_json's nlohmann object writes its keys sorted (comm_lib_version,
+  // entries, nccl_comm_state, nccl_version, pg_config, pg_status, version), so a dump starts
+  // with one of them; "version" first is how an unsorted writer starts. A JSON log line
+  // rarely does.
+  ++i;
+  while (i < head.size() &&
+         (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
+    ++i;
+  for (std::string_view key : {"\"comm_lib_version\"", "\"entries\"", "\"nccl_comm_state\"",
+                               "\"nccl_version\"", "\"pg_config\"", "\"pg_status\"", "\"version\""})
+    if (head.substr(i, key.size()) == key) return true;
   return false;
 }
 
