@@ -335,3 +335,16 @@ TEST_CASE("dumps are recognised by their first bytes, logs are not", "[flight_re
   CHECK_FALSE(
       looks_like_flight_recorder_dump("[rank0]: Flight Recorder trace successfully dumped"));
 }
+
+TEST_CASE("a newer minor version is read and noted", "[flight_recorder]") {
+  std::vector<FlightRecorderDump> dumps;
+  for (int r = 0; r < 2; ++r) {
+    dumps.push_back(read(torch_dump(2, 2), r));
+    dumps.back().version = "2.12";
+  }
+  auto a = analyze_flight_recorder(dumps);
+  REQUIRE(a.notes.size() == 1);
+  CHECK(a.notes[0].find("2.12 is newer than the 2.10 layout") != std::string::npos);
+  dumps[0].version = dumps[1].version = "2.9";
+  CHECK(analyze_flight_recorder(dumps).notes.empty());
+}

@@ -113,6 +113,14 @@ FlightRecorderAnalysis analyze_flight_recorder(std::span<const FlightRecorderDum
                           ", most ranks " + a.version);
         break;
       }
+    // A newer minor version only adds fields (FlightRecorder.hpp: "minor when adding fields"),
+    // so it reads as the newest layout known; say so.
+    if (auto dot = a.version.find('.'); dot != std::string::npos) {
+      std::string minor = a.version.substr(dot + 1);
+      if (minor.size() > 2 || (minor.size() == 2 && minor > "10"))
+        a.notes.push_back("dump version " + a.version +
+                          " is newer than the 2.10 layout firstfault knows");
+    }
   }
 
   // Groups: the members most dumps agree on, their descriptions, each rank's view.
