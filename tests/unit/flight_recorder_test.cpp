@@ -348,3 +348,14 @@ TEST_CASE("a newer minor version is read and noted", "[flight_recorder]") {
   dumps[0].version = dumps[1].version = "2.9";
   CHECK(analyze_flight_recorder(dumps).notes.empty());
 }
+
+TEST_CASE("one dump alone names nobody", "[flight_recorder]") {
+  std::vector<FlightRecorderDump> dumps;
+  dumps.push_back(read(torch_dump(8, 3), 4));
+  auto a = analyze_flight_recorder(dumps);
+  CHECK(a.findings.empty());
+  CHECK(a.ranks_without_dump == std::vector<int>{0, 1, 2, 3, 5, 6, 7});
+  auto lines = render_flight_recorder(a);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].find("no dump from ranks [0-3, 5-7]") != std::string::npos);
+}

@@ -302,7 +302,8 @@ FlightRecorderAnalysis analyze_flight_recorder(std::span<const FlightRecorderDum
     // Every dumped member waits in the same newest collective and some members wrote no
     // dump: those are the ones the others wait for (the rank that failed first often dies
     // before it can dump, pytorch/pytorch#196968).
-    if (!found && !undumped.empty() && !seqs.empty()) {
+    // Only when most members dumped: one dump alone cannot say who the others wait for.
+    if (!found && !undumped.empty() && dumped.size() > undumped.size() && !seqs.empty()) {
       std::int64_t s = *seqs.rbegin();
       std::size_t waiting = 0;
       const FrEntry* ref = nullptr;

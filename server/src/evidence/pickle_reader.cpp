@@ -1,5 +1,6 @@
 #include "evidence/pickle_reader.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace ff::evidence {
@@ -82,6 +83,9 @@ class Reader {
 
   bool run() {
     out_.values.clear();
+    // Most values cost a few bytes of pickle (an opcode and a short argument); growing the
+    // arena by doubling would move every value several times.
+    out_.values.reserve(std::min(in_.size() / 4, lim_.max_values));
     if (in_.empty() || static_cast<unsigned char>(in_[0]) != 0x80)
       return fail(0, "not a pickle (no PROTO opcode 0x80 at the start)");
     while (pos_ < in_.size()) {
