@@ -129,6 +129,11 @@ printf '{"version": "2.10", "pg_config": {"0": ' >"$tmp/garbage/nccl_trace_rank_
 out=$("$ff" analyze "$tmp/garbage/nccl_trace_rank_3.json" 2>&1) && fail "truncated JSON must be an error"
 echo "$out" | grep -q "nccl_trace_rank_3.json: byte [0-9]*: not valid JSON" || fail "truncated JSON: $out"
 
+# A JSON dump whose content is wrong: the entry and field, no byte (JSON values keep none).
+printf '{"version": "2.10", "entries": [{"record_id": "x"}]}' >"$tmp/garbage/nccl_trace_rank_4.json"
+out=$("$ff" analyze "$tmp/garbage/nccl_trace_rank_4.json" 2>&1) && fail "a bad JSON entry must be an error"
+echo "$out" | grep -q 'nccl_trace_rank_4.json: entry 0: "record_id" is not an integer' || fail "bad JSON entry: $out"
+
 judge
 echo "$n generated dump sets checked"
 [ $fails -eq 0 ] || { echo "$fails failures" >&2; exit 1; }

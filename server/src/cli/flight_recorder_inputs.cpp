@@ -24,9 +24,11 @@ std::size_t replace_flight_recorder_dumps(std::vector<InputFile>& inputs,
         is_dump[i] = false;
         continue;
       }
-      problems.push_back({inputs[i].name(), "byte " + std::to_string(err.offset) + ": " +
-                                                err.message +
-                                                "; this Flight Recorder dump is left out"});
+      std::string where = err.offset == evidence::DumpError::kNoOffset
+                              ? ""
+                              : "byte " + std::to_string(err.offset) + ": ";
+      problems.push_back(
+          {inputs[i].name(), where + err.message + "; this Flight Recorder dump is left out"});
       continue;
     }
     int rank = 0;

@@ -367,6 +367,7 @@ void json_to_tree(const nlohmann::json& root, PickleTree& t) {
       default:
         break;
     }
+    v.at = DumpError::kNoOffset;
     t.values.push_back(std::move(v));
     if (j.is_array() || j.is_object()) work.emplace_back(&j, idx);
     return idx;
@@ -384,6 +385,7 @@ void json_to_tree(const nlohmann::json& root, PickleTree& t) {
         PickleValue key;
         key.kind = PickleKind::kString;
         key.text = it.key();
+        key.at = DumpError::kNoOffset;
         t.values.push_back(std::move(key));
         items.push_back(k);
         items.push_back(add(it.value()));

@@ -72,7 +72,10 @@ struct FlightRecorderDump {
 };
 
 struct DumpError {
-  std::size_t offset = 0;  // byte offset in the file where reading stopped
+  // Byte offset in the file where reading stopped; kNoOffset for a JSON dump's content
+  // errors (the JSON parser's values keep no position).
+  static constexpr std::size_t kNoOffset = static_cast<std::size_t>(-1);
+  std::size_t offset = 0;
   std::string message;
 };
 
