@@ -6,6 +6,7 @@
 
 #include "analysis/analyze.hpp"
 #include "cli/commands.hpp"
+#include "cli/flight_recorder_inputs.hpp"
 #include "cli/input_files.hpp"
 #include "cli/keep_until_exit.hpp"
 #include "cli/rule_set.hpp"
@@ -26,7 +27,8 @@ const char* kUsage =
     "Finds the root cause of a failed distributed job in its logs: the initiating rank and\n"
     "line, the collateral failures, the fix and the command that verifies it. Several files\n"
     "are one job (per-node logs are correlated); a directory means the log files in it\n"
-    "(*.log, *.out, *.err, *.txt); '-' reads standard input.\n"
+    "(*.log, *.out, *.err, *.txt) and the PyTorch Flight Recorder dumps (found by content;\n"
+    "compared across ranks, docs/EVIDENCE.md); '-' reads standard input.\n"
     "\n"
     "Exit status: 0 whether or not a failure is found; 2 for bad usage or unreadable input.\n"
     "\n"
@@ -104,6 +106,16 @@ int run_analyze(const std::vector<std::string>& args) {
   if (!open_inputs(files, inputs, err)) {
     std::cerr << "firstfault analyze: " << err.path << ": " << err.message << "\n";
     return kExitUsage;
+  }
+  {
+    std::vector<DumpProblem> problems;
+    std::size_t read = replace_flight_recorder_dumps(inputs, problems);
+    // Unreadable dumps are left out with a warning; when nothing readable is left, the
+    // input as a whole is unusable.
+    bool usable = read > 0 || problems.size() < inputs.size();
+    for (const auto& p : problems)
+      std::cerr << "firstfault analyze: " << (usable ? "warning: " : "") << p.path << ": " << p.message << "\n";
+    if (!usable) return kExitUsage;
   }
   ScanOptions so;
   so.pieces.threads = threads;

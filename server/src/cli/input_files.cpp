@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "cli/sigbus_guard.hpp"
+#include "evidence/flight_recorder_dump.hpp"
 
 namespace ff::cli {
 
@@ -66,6 +67,17 @@ bool looks_like_log(std::string_view f) {
 
 namespace {
 
+// A file without a log's name is still an input when it is a Flight Recorder dump
+// (PyTorch names them <prefix><rank>, no extension): its first bytes say so.
+bool is_dump_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  char head[4096];
+  ssize_t n = ::read(fd, head, sizeof head);
+  ::close(fd);
+  return n > 0 && evidence::looks_like_flight_recorder_dump(std::string_view(head, static_cast<std::size_t>(n)));
+}
+
 bool read_fd(int fd, std::string& out, std::string& err) {
   char buf[1 << 16];
   for (;;) {
@@ -118,7 +130,8 @@ bool open_one(const std::string& path, std::vector<InputFile>& out, InputError& 
     std::error_code ec;
     for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
       std::error_code ec2;
-      if (it->is_regular_file(ec2) && looks_like_log(it->path().filename().string()))
+      if (it->is_regular_file(ec2) &&
+          (looks_like_log(it->path().filename().string()) || is_dump_file(it->path().string())))
         files.push_back(it->path().string());
     }
     if (ec) {
@@ -126,7 +139,7 @@ bool open_one(const std::string& path, std::vector<InputFile>& out, InputError& 
       return false;
     }
     if (files.empty()) {
-      error = {path, "is a directory with no log files (*.log, *.out, *.err, *.txt)"};
+      error = {path, "is a directory with no log files (*.log, *.out, *.err, *.txt) and no Flight Recorder dumps"};
       return false;
     }
     std::sort(files.begin(), files.end());
