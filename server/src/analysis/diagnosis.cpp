@@ -494,9 +494,11 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
       if (who.rfind("line ", 0) == 0) who = "a process";
       d.headline = who + " " + readings[d.initiating].meaning;
     }
+    d.verdict = verdict_for(d.category, r, events[d.initiating]);
     out.diagnoses.push_back(std::move(d));
   }
   out.only_victims = !out.diagnoses.empty() && out.diagnoses.front().category == "remote-peer";
+  if (!out.diagnoses.empty()) out.verdict = out.diagnoses.front().verdict;
   return out;
 }
 

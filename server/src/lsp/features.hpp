@@ -29,6 +29,13 @@ struct RelatedInfo {
   friend bool operator==(const RelatedInfo&, const RelatedInfo&) = default;
 };
 
+// A diagnosis's verdict (analysis::Verdict) as the editor shows it: on the initiating and
+// alternative lines only.
+struct VerdictItem {
+  std::string fault, restart, node_action, host, gpu, xid_resolution, summary;
+  friend bool operator==(const VerdictItem&, const VerdictItem&) = default;
+};
+
 struct DiagnosticItem {
   Range range;
   Severity severity = Severity::kHint;
@@ -41,6 +48,7 @@ struct DiagnosticItem {
   std::string role;    // "initiating", "alternative", "collateral", "evidence", "context"
   int diagnosis = -1;  // index into Analysis::diagnoses, -1 for context lines
   std::size_t event = 0;
+  std::optional<VerdictItem> verdict;
   friend bool operator==(const DiagnosticItem&, const DiagnosticItem&) = default;
 };
 

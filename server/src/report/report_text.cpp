@@ -102,6 +102,8 @@ std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& 
       << (e.capture("peer").empty() ? "" : " Peer named: " + std::string(e.capture("peer")))
       << "\n";
   o << "\n" << st.bold() << "What it means: " << st.reset() << r.indicates << "\n";
+  o << "\n" << st.bold() << "Verdict: " << st.reset() << analysis::verdict_summary(d.verdict) << "\n";
+  o << st.dim() << "    (" << d.verdict.reason << ")" << st.reset() << "\n";
   if (!d.collateral.empty()) {
     std::map<std::size_t, std::vector<std::size_t>> groups;
     for (std::size_t i : d.collateral) groups[a.events[i].rule].push_back(i);
