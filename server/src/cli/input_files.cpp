@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "cli/sigbus_guard.hpp"
+#include "evidence/ras_report.hpp"
 
 namespace ff::cli {
 
@@ -66,6 +67,17 @@ bool looks_like_log(std::string_view f) {
 
 namespace {
 
+// A JSON file in a log directory is read when it is ncclras output (`-f json`, monitor
+// events): its first 4 KiB say so (evidence::looks_like_ras).
+bool json_is_ras(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  char buf[4096];
+  ssize_t n = ::read(fd, buf, sizeof buf);
+  ::close(fd);
+  return n > 0 && evidence::looks_like_ras(std::string_view(buf, static_cast<std::size_t>(n)));
+}
+
 bool read_fd(int fd, std::string& out, std::string& err) {
   char buf[1 << 16];
   for (;;) {
@@ -118,7 +130,10 @@ bool open_one(const std::string& path, std::vector<InputFile>& out, InputError& 
     std::error_code ec;
     for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
       std::error_code ec2;
-      if (it->is_regular_file(ec2) && looks_like_log(it->path().filename().string()))
+      if (!it->is_regular_file(ec2)) continue;
+      std::string name = it->path().filename().string();
+      if (looks_like_log(name) || (name.size() > 5 && name.substr(name.size() - 5) == ".json" &&
+                                   json_is_ras(it->path().string())))
         files.push_back(it->path().string());
     }
     if (ec) {
@@ -126,7 +141,8 @@ bool open_one(const std::string& path, std::vector<InputFile>& out, InputError& 
       return false;
     }
     if (files.empty()) {
-      error = {path, "is a directory with no log files (*.log, *.out, *.err, *.txt)"};
+      error = {path,
+               "is a directory with no log files (*.log, *.out, *.err, *.txt, ncclras JSON)"};
       return false;
     }
     std::sort(files.begin(), files.end());

@@ -82,6 +82,7 @@ std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& 
         << " (optional components probed, not failures), e.g.:\n    "
         << clip(a.events[a.context.front()].text, 160) << "\n";
     findings_text(catalog, a, st, o);
+    if (!options.appendix.empty()) o << "\n" << options.appendix;
     o << "category: none\n";
     return o.str();
   }
@@ -153,6 +154,7 @@ std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& 
     for (const auto& x : r.related) o << "  " << x.rule << ": " << x.distinguish << "\n";
   }
   findings_text(catalog, a, st, o);
+  if (!options.appendix.empty()) o << "\n" << options.appendix;
   o << "\ncategory: " << d.category << "\n";
   return o.str();
 }
