@@ -117,6 +117,7 @@ out=$(cap --fix-file "$E/lint.sh" "$E/fr_disabled.log")
 check "capture lint: byte-sized buffer" 'grep -q "lint.sh:2: TORCH_NCCL_TRACE_BUFFER_SIZE=2097152 counts Flight Recorder entries, not bytes" <<<"$out"'
 check "capture lint: one debug file for all" 'grep -q "lint.sh:3: NCCL_DEBUG_FILE=/shared/nccl.log has no %h or %p" <<<"$out"'
 check "capture lint: dump in the container /tmp" 'grep -q "lint.sh:4: TORCH_FR_DUMP_TEMP_FILE=/tmp/nccl_trace_rank_ is inside the container" <<<"$out"'
+check "capture: the job's NCCL_DEBUG=INFO is kept" 'grep -q "^NCCL_DEBUG=INFO torchrun" "$E/torchrun_cmd.sh" && ! grep -q "NCCL_DEBUG=WARN" "$E/torchrun_cmd.sh"'
 # A hang without the "recorder is off" line still gets the capture fix.
 head -1 "$DATA/fr_disabled.log" > "$E/hang_only.log"
 out=$(cap --fix-file "$E/torchrun_cmd.sh" "$E/hang_only.log")

@@ -232,9 +232,34 @@ std::vector<FixAction> fixes_for_rule(const analysis::Rule& rule, const FixReque
   EnvPlan plan = resolve_env(rule, req.binding, /*with_ib_hca=*/false);  // NCCL_IB_HCA: above
   EnvList env = plan.set;
   FixAction e;
+  // Capturing evidence turns logging on; it never turns down a level the job already chose
+  // (NCCL_DEBUG=INFO holds every WARN line).
+  // Our own blocks do not count: they are rewritten from this list.
+  auto sets_nccl_debug = [](std::string_view text) {
+    std::string outside;
+    std::size_t at = 0;
+    for (const auto& b : generated_blocks(text)) {
+      outside.append(text.substr(at, b.begin - at));
+      at = b.end;
+    }
+    outside.append(text.substr(std::min(at, text.size())));
+    return outside.find("NCCL_DEBUG=") != std::string::npos ||
+           outside.find("\"NCCL_DEBUG\"") != std::string::npos;
+  };
+  if (wants_evidence_capture(rule))
+    for (const auto& f : req.files)
+      if (sets_nccl_debug(f.text)) {
+        auto it = std::find_if(env.begin(), env.end(),
+                               [](const auto& p) { return p.first == "NCCL_DEBUG"; });
+        if (it != env.end()) {
+          env.erase(it);
+          e.notes.push_back("NCCL_DEBUG is already set in " + f.path + "; its level is kept");
+        }
+        break;
+      }
   e.rule = rule.id;
   e.kind = "env";
-  e.notes = plan.notes;
+  e.notes.insert(e.notes.begin(), plan.notes.begin(), plan.notes.end());
   for (const auto& m : plan.missing) e.notes.push_back("set " + m.name + " yourself: " + m.how);
   e.warnings = plan.warnings;
   if (wants_evidence_capture(rule))
