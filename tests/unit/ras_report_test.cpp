@@ -170,3 +170,26 @@ TEST_CASE("RAS: hostile input is an error with a line, never a crash", "[ras]") 
   CHECK(big.communicators[0].behind.empty());
   CHECK(big.communicators[0].ahead == std::vector<int>{12});
 }
+
+TEST_CASE("RAS text: repeated reports tell a hang from a mismatch sampled in passing", "[ras]") {
+  std::string one = data("doc-mismatch-lagging.txt");
+  // The same counts twice: the ranks behind are stuck.
+  auto frozen = parse_ok(one + "\n" + one);
+  CHECK(frozen.reports == 2);
+  REQUIRE(frozen.communicators.size() == 1);
+  CHECK(frozen.communicators[0].trend == RasCommunicator::Trend::kFrozen);
+  CHECK(frozen.communicators[0].behind == std::vector<int>{0, 2, 3, 4, 5, 7});
+  CHECK(frozen.stuck_ranks == std::vector<int>{0, 2, 3, 4, 5, 7});
+  CHECK_THAT(frozen.conclusions[0], Catch::Contains("did not change"));
+  // The counts moved on between the queries: nobody is stuck.
+  std::string later = one;
+  for (auto [from, to] : {std::pair<std::string, std::string>{"operation 6650", "operation 6702"},
+                          {"operation 6649", "operation 6701"}})
+    later.replace(later.find(from), from.size(), to);
+  auto moving = parse_ok(one + "\n" + later);
+  REQUIRE(moving.communicators.size() == 1);
+  CHECK(moving.communicators[0].trend == RasCommunicator::Trend::kAdvancing);
+  CHECK(moving.stuck_ranks.empty());
+  CHECK_THAT(moving.conclusions[0], Catch::Contains("not a hang"));
+  CHECK(moving.communicators[0].line > 9);  // the last report's line
+}

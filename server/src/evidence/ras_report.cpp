@@ -111,9 +111,16 @@ void conclude(RasReport& r) {
       if (!c.ahead.empty())
         s += " (rank" + std::string(c.ahead.size() == 1 ? " " : "s ") + rank_list(c.ahead) +
              " launched further" + (c.behind_inferred ? "; RAS listed only those" : "") + ")";
-      s += "; if a later query shows the same counts, they are the stuck ranks";
+      using T = RasCommunicator::Trend;
+      if (c.trend == T::kFrozen)
+        s += "; the counts did not change since the previous report: they are the stuck ranks";
+      else if (c.trend == T::kAdvancing)
+        s += "; the counts advanced since the previous report: a mismatch sampled in passing, "
+             "not a hang";
+      else
+        s += "; if a later query shows the same counts, they are the stuck ranks";
       r.conclusions.push_back(std::move(s));
-      stuck.insert(c.behind.begin(), c.behind.end());
+      if (c.trend != T::kAdvancing) stuck.insert(c.behind.begin(), c.behind.end());
     }
     if (!c.missing.empty()) {
       std::vector<int> ranks;
@@ -338,6 +345,48 @@ RasReport parse_text(const std::vector<std::string_view>& lines) {
   return r;
 }
 
+// A file that appends the output of repeated queries holds several reports, each starting
+// with its summary table. The communicators are the last report's; each is compared with the
+// same communicator (by hash) of the report before: counts that did not move mean a hang,
+// counts that moved a mismatch RAS sampled in passing (NCCL's RAS documentation).
+RasReport parse_text_reports(const std::vector<std::string_view>& lines) {
+  std::vector<std::size_t> starts;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (trim(lines[i]).rfind("Group ", 0) == 0) starts.push_back(i);
+  if (starts.size() < 2) return parse_text(lines);
+  auto slice = [&](std::size_t k) {
+    std::size_t from = k == 0 ? 0 : starts[k];
+    std::size_t to = k + 1 < starts.size() ? starts[k + 1] : lines.size();
+    return std::vector<std::string_view>(lines.begin() + static_cast<long>(from),
+                                         lines.begin() + static_cast<long>(to));
+  };
+  RasReport prev = parse_text(slice(starts.size() - 2));
+  RasReport last = parse_text(slice(starts.size() - 1));
+  std::size_t offset = starts.back();
+  for (auto& c : last.communicators) {
+    c.line += offset;
+    for (const auto& p : prev.communicators) {
+      if (p.hash != c.hash) continue;
+      bool same = p.counts.size() == c.counts.size();
+      for (std::size_t g = 0; same && g < c.counts.size(); ++g)
+        same = p.counts[g].op == c.counts[g].op && p.counts[g].ranks == c.counts[g].ranks &&
+               p.counts[g].launched == c.counts[g].launched;
+      c.trend = same ? RasCommunicator::Trend::kFrozen : RasCommunicator::Trend::kAdvancing;
+    }
+  }
+  for (auto& e : last.events) e.line += offset;
+  // Dead processes and monitor events stay true once seen.
+  for (auto& p : prev.dead) {
+    bool known = false;
+    for (const auto& q : last.dead) known = known || (q.pid == p.pid && q.host == p.host);
+    if (!known) last.dead.push_back(std::move(p));
+  }
+  if (last.nccl_version.empty()) last.nccl_version = prev.nccl_version;
+  if (last.nccl_version.empty()) last.nccl_version = parse_text(slice(0)).nccl_version;
+  last.reports = starts.size();
+  return last;
+}
+
 // ---- JSON report and JSON monitor events ----
 
 // The 1-based line of byte `offset`.
@@ -541,7 +590,7 @@ std::variant<RasReport, RasParseError> parse_ras(std::string_view text) {
   } else {
     if (text.find('\0') != std::string_view::npos)
       return RasParseError{line_of(text, text.find('\0')), "binary data, not RAS output"};
-    RasReport r = parse_text(split_lines(text));
+    RasReport r = parse_text_reports(split_lines(text));
     if (r.communicators.empty() && r.events.empty() && r.dead.empty() && r.unreachable.empty() &&
         !looks_like_ras(text))
       return RasParseError{1, "not RAS client output (no job summary, communicator or event)"};

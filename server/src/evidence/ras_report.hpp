@@ -53,6 +53,10 @@ struct RasCommunicator {
   std::vector<int> behind;
   std::vector<int> ahead;
   bool behind_inferred = false;
+  // When the input holds several reports (repeated queries), whether this communicator's
+  // counts were the same in the previous report (`kFrozen`: the ranks behind are stuck) or
+  // moved on (`kAdvancing`: a mismatch RAS sampled in passing).
+  enum class Trend { kSingle, kFrozen, kAdvancing } trend = Trend::kSingle;
   std::size_t line = 0;  // 0-based line where the communicator is reported
 };
 
@@ -75,6 +79,9 @@ struct RasReport {
   // Ranks to look at first: the ranks behind on communicators with a count mismatch, then
   // the missing ranks; without rank numbers, the dead processes are named in `conclusions`.
   std::vector<int> stuck_ranks;
+  // Reports in the input (a file that appends the output of repeated queries); the
+  // communicators are those of the last one, compared with the one before.
+  std::size_t reports = 1;
 };
 
 struct RasParseError {

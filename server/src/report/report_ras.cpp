@@ -37,6 +37,7 @@ json ras_json(const std::vector<RasInput>& inputs) {
     j["file"] = in.file;
     j["format"] = evidence::ras_format_name(r.format);
     j["nccl_version"] = r.nccl_version.empty() ? json(nullptr) : json(r.nccl_version);
+    j["reports"] = r.reports;
     j["stuck_ranks"] = r.stuck_ranks;
     j["conclusions"] = r.conclusions;
     json comms = json::array();
@@ -49,6 +50,10 @@ json ras_json(const std::vector<RasInput>& inputs) {
       cj["problems"] = c.problems;
       cj["behind"] = c.behind;
       cj["behind_inferred"] = c.behind_inferred;
+      using T = evidence::RasCommunicator::Trend;
+      cj["trend"] = c.trend == T::kFrozen      ? "frozen"
+                    : c.trend == T::kAdvancing ? "advancing"
+                                               : "single";
       cj["ahead"] = c.ahead;
       cj["missing"] = ranks_json(c.missing);
       cj["errored"] = ranks_json(c.errored);
