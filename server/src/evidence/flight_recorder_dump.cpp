@@ -54,7 +54,10 @@ bool looks_like_json_dump(std::string_view head) {
     ++i;
   for (std::string_view key : {"\"comm_lib_version\"", "\"entries\"", "\"nccl_comm_state\"",
                                "\"nccl_version\"", "\"pg_config\"", "\"pg_status\"", "\"version\""})
-    if (head.substr(i, key.size()) == key) return true;
+    if (head.substr(i, key.size()) == key)
+      // ncclras's `-f json` report also starts with "nccl_version"; in a sorted dump that
+      // key is followed by "pg_config" (the entries and communicator state sort before it).
+      return key != "\"nccl_version\"" || head.find("\"pg_config\"") != std::string_view::npos;
   return false;
 }
 
