@@ -33,7 +33,10 @@ std::string format_ranks(const std::vector<int>& ranks) {
     while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
     if (i) out += ", ";
     out += std::to_string(ranks[i]);
-    if (j > i) out += "-" + std::to_string(ranks[j]);
+    if (j > i) {
+      out += '-';
+      out += std::to_string(ranks[j]);
+    }
     i = j + 1;
   }
   return out + "]";

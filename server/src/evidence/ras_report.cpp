@@ -47,7 +47,11 @@ std::string rank_list(const std::vector<int>& ranks) {
     while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
     if (!s.empty()) s += ",";
     s += std::to_string(ranks[i]);
-    if (j > i) s += (j == i + 1 ? "," : "-") + std::to_string(ranks[j]);
+    if (j > i) {
+      // Appended in two steps: GCC 12 at -O3 misreads `"," + std::string` (-Wrestrict).
+      s += j == i + 1 ? ',' : '-';
+      s += std::to_string(ranks[j]);
+    }
     i = j + 1;
   }
   return s;
@@ -486,8 +490,10 @@ void add_json_event(const json& j, std::size_t line, RasReport& r) {
     if (devs == p->end()) devs = p->find("cuda_devs");
     if (devs != p->end() && devs->is_array())
       for (const auto& d : *devs)
-        if (d.is_number_integer())
-          ev.peer.gpu += (ev.peer.gpu.empty() ? "" : ",") + std::to_string(d.get<long long>());
+        if (d.is_number_integer()) {
+          if (!ev.peer.gpu.empty()) ev.peer.gpu += ',';
+          ev.peer.gpu += std::to_string(d.get<long long>());
+        }
   }
   r.events.push_back(std::move(ev));
 }
