@@ -689,7 +689,9 @@ void LspServer::pull_diagnostics(SharedReply reply, const json& params) {
 }
 
 void LspServer::answer_shutdown_when_done() {
-  if (!shutdown_reply_ || core_->waiting() > 0) return;
+  // core_ is null while it is being destroyed (unique_ptr::reset clears the pointer first):
+  // its destructor answers what still waits, and then nothing does.
+  if (!shutdown_reply_ || (core_ && core_->waiting() > 0)) return;
   shutdown_reply_->result(nullptr);
   shutdown_reply_.reset();
 }
