@@ -665,3 +665,62 @@ TEST_CASE("lsp server: analyzeFile refuses what analyze refuses, naming the file
         std::string::npos);
   CHECK(c.replies_to(5)[0]["result"]["forgotten"] == false);
 }
+
+// Issue 18: a folder of per-rank logs is one job: read on a worker with $/progress after each
+// file, added at once for one analysis, and cancellable between files.
+TEST_CASE("lsp server: a folder is read as one job, with progress", "[lsp]") {
+  TempDir dir;
+  append_file(dir.path / "rank0.log", healthy_lines(4096));
+  append_file(dir.path / "rank1.log", sample_log());
+  append_file(dir.path / "train.py", "print('not a log')\n");
+  std::filesystem::create_directories(dir.path / "sub.log");  // a folder with a log's name
+  Client c(nullptr, json::object(), [&](ServerOptions& o) {
+    o.disk_reader = cli::make_lsp_disk_reader();
+    o.watch_ms = 60000;
+  });
+  initialize(c);
+  json folder = execute(2, "firstfault.analyzeFolder", {{"path", dir.path.string()}});
+  folder["params"]["workDoneToken"] = "folder-1";
+  c.send({folder});
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 2) == 1; }));
+  auto reply = c.replies_to(2)[0];
+  REQUIRE(reply.contains("result"));
+  const std::string rank0 = path_to_uri((dir.path / "rank0.log").string());
+  const std::string rank1 = path_to_uri((dir.path / "rank1.log").string());
+  CHECK(reply["result"]["files"] == json::array({rank0, rank1}));
+  // One job: the root cause is in rank1.log, and rank0.log is published too.
+  REQUIRE(c.wait([&](const std::vector<json>& r) {
+    return n_method(r, "textDocument/publishDiagnostics", rank1) >= 1 &&
+           n_method(r, "textDocument/publishDiagnostics", rank0) >= 1;
+  }));
+  CHECK(has_root_cause(latest_publication(c, rank1)));
+  std::vector<std::string> kinds;
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    for (const auto& m : c.received)
+      if (m.value("method", "") == "$/progress" && m["params"]["token"] == "folder-1")
+        kinds.push_back(m["params"]["value"]["kind"]);
+  }
+  CHECK(kinds == std::vector<std::string>{"begin", "report", "report", "end"});
+}
+
+TEST_CASE("lsp server: a cancelled folder job is answered at once and adds nothing", "[lsp]") {
+  TempDir dir;
+  for (int i = 0; i < 4; ++i)
+    append_file(dir.path / ("rank" + std::to_string(i) + ".log"), sample_log());
+  Client c(nullptr, json::object(),
+           [&](ServerOptions& o) { o.disk_reader = cli::make_lsp_disk_reader(); });
+  initialize(c);
+  c.work_gate.close();  // the job waits before it lists the folder
+  c.send({execute(2, "firstfault.analyzeFolder", {{"uri", path_to_uri(dir.path.string())}})});
+  REQUIRE(c.work_gate.wait_started(1));
+  c.send({notification("$/cancelRequest", {{"id", 2}})});
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 2) == 1; }));
+  CHECK(c.replies_to(2)[0]["error"]["code"] == kRequestCancelled);
+  c.work_gate.release();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  REQUIRE(c.sync());
+  std::lock_guard<std::mutex> lock(c.mu);
+  CHECK(n_method(c.received, "textDocument/publishDiagnostics") == 0);
+  CHECK(c.server->replied_twice() == 0);
+}

@@ -1,5 +1,6 @@
 #include "cli/lsp_disk_reader.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 #include <system_error>
@@ -54,6 +55,21 @@ class MappedDiskReader : public lsp::DiskFileReader {
     if (f.truncated())
       throw std::runtime_error(path + ": the file shrank while it was read; reading it again");
     return piece;
+  }
+
+  std::vector<std::string> list_logs(const std::string& path) override {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(path, ec)) throw std::runtime_error(path + ": not a folder");
+    std::vector<std::string> out;
+    for (std::filesystem::directory_iterator it(path, ec), end; !ec && it != end;
+         it.increment(ec)) {
+      std::error_code ec2;
+      if (it->is_regular_file(ec2) && looks_like_log(it->path().filename().string()))
+        out.push_back(it->path().string());
+    }
+    if (ec) throw std::runtime_error(path + ": cannot list: " + ec.message());
+    std::sort(out.begin(), out.end());
+    return out;
   }
 };
 

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <future>
 
 #include "parallel/parallel_scan.hpp"
@@ -299,17 +300,79 @@ void AnalysisServer::analyze_file(Tag tag, const std::string& uri, Callback<Disk
         if (!r.ok()) return cb(r.failure());
         if (features_.is_open(uri) && !is_disk_file(uri))  // opened by the client meanwhile
           return cb(DiskFileStatus{uri, 0, true});
-        auto& piece = r.value();
-        std::size_t size = piece.size;
-        auto& f = disk_files_[uri];
-        f = DiskFile{path, size, f.version + 1, false};
-        features_.open(uri, "log", f.version, std::move(piece.bytes));
+        std::size_t size = r.value().size;
+        adopt_disk_file(uri, path, std::move(r.value()));
         ++generation_;
         schedule_analysis(true);
         features_.index_documents();  // while the analysis thread scans
         spdlog::info("{}: {} bytes read from disk; following it", path, size);
         arm_watch();
         cb(DiskFileStatus{uri, size, false});
+      });
+}
+
+void AnalysisServer::adopt_disk_file(const std::string& uri, const std::string& path,
+                                     DiskFileReader::Piece piece) {
+  auto& f = disk_files_[uri];
+  f = DiskFile{path, piece.size, f.version + 1, false};
+  features_.open(uri, "log", f.version, std::move(piece.bytes));
+}
+
+void AnalysisServer::analyze_folder(Tag tag, const std::string& uri, FolderProgress progress,
+                                    Callback<FolderStatus> cb) {
+  if (uri.rfind("file://", 0) != 0)
+    return cb(Failure{Failure::Kind::kInvalid, "not a file:// URI: " + uri});
+  if (!options_.disk_reader)
+    return cb(Failure{Failure::Kind::kFailed, "this server reads no files from disk"});
+  struct Read {
+    std::vector<std::string> paths;
+    std::vector<DiskFileReader::Piece> pieces;
+  };
+  // Set when the Op is answered otherwise (cancelled, abandoned): the worker stops reading.
+  auto stop = std::make_shared<std::atomic<bool>>(false);
+  auto reader = options_.disk_reader;
+  std::string dir = uri_to_path(uri);
+  run_on_worker<std::shared_ptr<Read>>(
+      std::move(tag),
+      [this, reader, dir, stop, progress]() {
+        auto read = std::make_shared<Read>();
+        read->paths = reader->list_logs(dir);
+        for (std::size_t i = 0; i < read->paths.size(); ++i) {
+          if (stop->load()) throw std::runtime_error("cancelled");  // answered already
+          read->pieces.push_back(reader->read_from(read->paths[i], 0));
+          if (progress)
+            scheduler_->post([progress, i, n = read->paths.size(), p = read->paths[i]] {
+              progress(i + 1, n, p);
+            });
+        }
+        return read;
+      },
+      [this, uri, stop, cb](Result<std::shared_ptr<Read>> r) {
+        if (!r.ok()) {
+          stop->store(true);
+          return cb(r.failure());
+        }
+        FolderStatus status{uri, {}, 0};
+        auto& read = *r.value();
+        for (std::size_t i = 0; i < read.paths.size(); ++i) {
+          std::string file_uri = path_to_uri(read.paths[i]);
+          if (features_.is_open(file_uri) && !is_disk_file(file_uri)) {
+            status.files.push_back(file_uri);  // the client has it open already
+            continue;
+          }
+          status.bytes += read.pieces[i].size;
+          adopt_disk_file(file_uri, read.paths[i], std::move(read.pieces[i]));
+          status.files.push_back(file_uri);
+        }
+        if (!read.paths.empty()) {
+          ++generation_;
+          schedule_analysis(true);  // one analysis for the whole folder
+          features_.index_documents();
+          arm_watch();
+        }
+        spdlog::info("{}: {} log(s), {} bytes read from disk; following them", uri,
+                     status.files.size(), status.bytes);
+        cb(std::move(status));
       });
 }
 

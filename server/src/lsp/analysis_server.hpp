@@ -18,8 +18,9 @@
 // and polled on a protocol-thread timer: what it grew by is read on a worker from the last
 // offset and appended in place, so the analysis scans only the new bytes. A didOpen of its
 // URI hands it over to the client.
-// Room to grow: a folder analysed as one job with progress and cancellation is a further
-// Op of the same kind: run_on_worker() with a Tag the caller can cancel.
+// A folder is one job (analyze_folder): its logs are listed and read on a worker, one after
+// the other, with progress after each, and the job stops between files when it is cancelled;
+// then they all join the open logs at once, for one analysis.
 #pragma once
 
 #include <boost/asio/steady_timer.hpp>
@@ -153,6 +154,18 @@ class AnalysisServer {
     bool synchronized = false;  // the client has it open: nothing was read
   };
   void analyze_file(Tag tag, const std::string& uri, Callback<DiskFileStatus> cb);
+  // Every log directly inside a folder (file:// URI), read from disk as above and added as
+  // one job: `progress` (protocol thread) after each file read; answered with the files once
+  // all are read. Cancelled (cancel(tag)), it stops reading and adds none of them.
+  struct FolderStatus {
+    std::string uri;
+    std::vector<std::string> files;  // URIs
+    std::size_t bytes = 0;
+  };
+  using FolderProgress =
+      std::function<void(std::size_t done, std::size_t total, const std::string& file)>;
+  void analyze_folder(Tag tag, const std::string& uri, FolderProgress progress,
+                      Callback<FolderStatus> cb);
   // Stops following a file read from disk and clears its diagnostics; false if it was not.
   bool forget_file(const std::string& uri);
   bool is_disk_file(const std::string& uri) const { return disk_files_.count(uri) > 0; }
@@ -195,6 +208,9 @@ class AnalysisServer {
   void arm_watch();
   void poll_disk_files();
   void on_disk_piece(const std::string& uri, DiskFileReader::Piece piece);
+  // Holds a file read whole from disk as a document (no analysis scheduled).
+  void adopt_disk_file(const std::string& uri, const std::string& path,
+                       DiskFileReader::Piece piece);
 
   void schedule_analysis(bool immediately = false, bool edit = true);
   void start_analysis();

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace ff::lsp {
 
@@ -23,6 +24,10 @@ class DiskFileReader {
   // When `from` is 0 the bytes' string gets room to grow (text_capacity_for), so that later
   // appends are written in place. Throws std::runtime_error naming the file on failure.
   virtual Piece read_from(const std::string& path, std::size_t from) = 0;
+  // On a worker thread: the log files directly inside the folder at `path` (the names
+  // `firstfault analyze DIR` takes), sorted by name. Throws std::runtime_error naming the
+  // folder on failure.
+  virtual std::vector<std::string> list_logs(const std::string& path) = 0;
 };
 
 }  // namespace ff::lsp

@@ -459,7 +459,7 @@ json LspServer::initialize(const json& params) {
                enc == Encoding::kUtf8 ? "utf-8" : "utf-16", can_resolve_, core_->docs_base(),
                mask_host_names_, pull_diagnostics_ ? "pulled" : "pushed");
   json commands = {"firstfault.diagnoseText", "firstfault.checkTopology", "firstfault.report",
-                   "firstfault.analyzeFile", "firstfault.forgetFile"};
+                   "firstfault.analyzeFile",  "firstfault.analyzeFolder", "firstfault.forgetFile"};
   json caps_out = {
       {"positionEncoding", enc == Encoding::kUtf8 ? "utf-8" : "utf-16"},
       {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", false}}},
@@ -794,6 +794,60 @@ void LspServer::execute_command(SharedReply reply, const json& params) {
                 "$/progress",
                 {{"token", token},
                  {"value", {{"kind", "end"}, {"message", r.ok() ? "done" : r.failure().message}}}});
+          render(std::move(r));
+        });
+  }
+  if (name == "firstfault.analyzeFolder") {
+    // {uri} or {path}: every log directly inside the folder, as one job, with $/progress
+    // (begin, a report per file read, end) when a workDoneToken is given.
+    std::string where;
+    if (first.is_string())
+      where = first;
+    else if (first.is_object() && first.contains("uri") && first["uri"].is_string())
+      where = first["uri"];
+    else if (first.is_object() && first.contains("path") && first["path"].is_string())
+      where = first["path"];
+    else
+      invalid_params(name + " takes {uri: string} or {path: string}");
+    if (!where.empty() && where.front() == '/') where = path_to_uri(where);
+    if (where.rfind("file://", 0) != 0)
+      invalid_params(name + ": not a file:// URI or an absolute path: " + where);
+    json token = params.contains("workDoneToken") ? params["workDoneToken"] : json();
+    auto ended = std::make_shared<bool>(false);
+    if (!token.is_null())
+      notify("$/progress", {{"token", token},
+                            {"value",
+                             {{"kind", "begin"},
+                              {"title", "firstfault: reading the folder's logs"},
+                              {"cancellable", true},
+                              {"percentage", 0}}}});
+    AnalysisServer::FolderProgress progress;
+    if (!token.is_null())
+      progress = [this, token, ended](std::size_t done, std::size_t total, const std::string& f) {
+        if (*ended || exited_) return;
+        notify("$/progress",
+               {{"token", token},
+                {"value",
+                 {{"kind", "report"},
+                  {"message", std::to_string(done) + " of " + std::to_string(total) + ": " +
+                                  std::filesystem::path(f).filename().string()},
+                  {"percentage", total ? done * 100 / total : 100}}}});
+      };
+    auto render =
+        answer<AnalysisServer::FolderStatus>(reply, [](const AnalysisServer::FolderStatus& s) {
+          return json{{"uri", s.uri}, {"files", s.files}, {"bytes", s.bytes}};
+        });
+    return core_->analyze_folder(
+        tag, where, std::move(progress),
+        [this, token, ended, render](Result<AnalysisServer::FolderStatus> r) {
+          *ended = true;
+          if (!token.is_null() && !exited_)
+            notify("$/progress",
+                   {{"token", token},
+                    {"value",
+                     {{"kind", "end"},
+                      {"message", r.ok() ? std::to_string(r.value().files.size()) + " log(s)"
+                                         : r.failure().message}}}});
           render(std::move(r));
         });
   }
