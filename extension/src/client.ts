@@ -16,6 +16,10 @@ import {
   ServerOptions,
   State,
   TransportKind,
+  WorkDoneProgress,
+  WorkDoneProgressBegin,
+  WorkDoneProgressEnd,
+  WorkDoneProgressReport,
 } from "vscode-languageclient/node";
 import { FirstfaultSettings, ServerLaunch, serverLaunch } from "./pure/serverArgs";
 
@@ -197,6 +201,21 @@ export class ServerHost implements vscode.Disposable {
       if (!(await this.start()) || !this.running()) throw new Error("the firstfault language server is not running");
     }
     return (await this.client!.sendRequest(ExecuteCommandRequest.type, { command, arguments: args })) as T;
+  }
+
+  /**
+   * workspace/executeCommand with a work-done token: `onProgress` gets the server's $/progress
+   * values, and `cancel` sends $/cancelRequest.
+   */
+  async executeWithProgress<T>(command: string, args: unknown[], onProgress: (v: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd) => void, cancel: vscode.CancellationToken): Promise<T> {
+    if (!this.running()) throw new Error("the firstfault language server is not running");
+    const token = `firstfault-${command}-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    const sub = this.client!.onProgress(WorkDoneProgress.type, token, onProgress);
+    try {
+      return (await this.client!.sendRequest(ExecuteCommandRequest.type, { command, arguments: args, workDoneToken: token }, cancel)) as T;
+    } finally {
+      sub.dispose();
+    }
   }
 
   serverCommands(): string[] {

@@ -247,27 +247,54 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     });
   });
 
-  // A folder of per-rank logs is one job: every log in it is read by the server (all the
-  // logs it holds are analysed together, with cross-file links), one file at a time so the
-  // user sees progress and can cancel between files.
+  // A folder of per-rank logs is one job: the server lists and reads every log in it on a
+  // worker (firstfault.analyzeFolder), reports $/progress per file, can be cancelled, and
+  // analyses them together (cross-file links). An older server without the command gets the
+  // files one by one.
   cmd("firstfault.diagnoseFolder", async (arg?: vscode.Uri) => {
     const folder = arg instanceof vscode.Uri ? arg : vscode.workspace.workspaceFolders?.[0]?.uri;
     if (!folder || folder.scheme !== "file") return void vscode.window.showInformationMessage("firstfault: choose a folder on disk in the explorer.");
-    const names = folderLogs((await vscode.workspace.fs.readDirectory(folder)).map(([n, t]) => [n, (t & vscode.FileType.File) !== 0] as [string, boolean]));
-    if (names.length === 0) return void vscode.window.showInformationMessage(`firstfault: no log files (*.log, *.out, *.err) in ${folder.fsPath}.`);
-    let done = 0;
-    await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `firstfault: diagnosing ${names.length} logs in ${path.basename(folder.fsPath)}`, cancellable: true },
-      async (progress, token) => {
-        for (const name of names) {
-          if (token.isCancellationRequested) break;
-          await analyzeFromDisk(vscode.Uri.joinPath(folder, name));
+    const name = path.basename(folder.fsPath);
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `firstfault: diagnosing the logs in ${name}`, cancellable: true },
+      async (progress, cancel) => {
+        if (server.serverCommands().includes("firstfault.analyzeFolder")) {
+          let last = 0;
+          let r: { files: string[] };
+          try {
+            r = await server.executeWithProgress<{ files: string[] }>(
+              "firstfault.analyzeFolder",
+              [{ uri: folder.toString() }],
+              (v) => {
+                if (v.kind === "report" && typeof v.percentage === "number") {
+                  progress.report({ increment: v.percentage - last, message: v.message });
+                  last = v.percentage;
+                }
+              },
+              cancel,
+            );
+          } catch (e) {
+            if (cancel.isCancellationRequested) return { done: 0, total: -1 }; // the user cancelled
+            throw e;
+          }
+          for (const f of r.files) followed.add(f);
+          return { done: r.files.length, total: r.files.length };
+        }
+        const names = folderLogs((await vscode.workspace.fs.readDirectory(folder)).map(([n, t]) => [n, (t & vscode.FileType.File) !== 0] as [string, boolean]));
+        let done = 0;
+        for (const n of names) {
+          if (cancel.isCancellationRequested) break;
+          await analyzeFromDisk(vscode.Uri.joinPath(folder, n));
           done++;
           progress.report({ increment: 100 / names.length, message: `${done} of ${names.length}` });
         }
+        return { done, total: names.length };
       },
     );
-    void vscode.window.showInformationMessage(`firstfault: ${done} of ${names.length} logs of ${path.basename(folder.fsPath)} diagnosed as one job; see the Problems panel.`);
+    updateStatus();
+    if (result.total < 0) return void vscode.window.showInformationMessage(`firstfault: diagnosing ${name} was cancelled.`);
+    if (result.total === 0) return void vscode.window.showInformationMessage(`firstfault: no log files (*.log, *.out, *.err) in ${folder.fsPath}.`);
+    void vscode.window.showInformationMessage(`firstfault: ${result.done} log(s) of ${name} diagnosed as one job; see the Problems panel.`);
   });
 
   cmd("firstfault.showReport", async (arg?: vscode.Uri) => {

@@ -292,6 +292,28 @@ try {
     if (!/--no_python/.test(line) || !/firstfault-bind\.sh/.test(line)) throw new Error(`launch line: ${line}`);
     return `${(content.match(/=mlx5_\d+:1/g) || []).slice(0, 3).join(" ")}; launch.sh: ${line.trim().slice(0, 90)}`;
   });
+
+  await check("a 200 MB log opened from the explorer gets its diagnostics within 5 s (read by the server)", async () => {
+    // VS Code shows "the file is very large" and gives the extension no document: the tab
+    // alone tells the extension, which asks the server to read the file (firstfault.analyzeFile).
+    const status = page.locator(".statusbar-item").filter({ hasText: /firstfault: no root cause|·/ });
+    if ((await status.count()) > 0) throw new Error(`a status item is already shown: ${await status.first().innerText()}`);
+    await palette("View: Show Explorer");
+    const row = page.locator(".explorer-folders-view .monaco-list-row").filter({ hasText: "night-200mb.log" }).first();
+    await row.waitFor({ state: "visible" });
+    const t0 = Date.now();
+    await row.click();
+    const text = await until("the status bar to show the large log's diagnosis", async () => (await status.count()) > 0 && (await status.first().innerText()), 30000, 100);
+    const ms = Date.now() - t0;
+    await palette("View: Focus Problems");
+    const problems = await until("night-200mb.log in Problems", async () => {
+      const t = await problemsText();
+      return /night-200mb\.log/.test(t) ? t : null;
+    }, 10000);
+    await snap(page, "large-log-problems");
+    if (ms > 5000) throw new Error(`took ${ms} ms`);
+    return `${ms} ms from the click; status: ${text.trim()}; Problems names it: ${/night-200mb\.log/.test(problems)}`;
+  });
 } finally {
   await snap(page, "final").catch(() => {});
   await browser.close().catch(() => {});
