@@ -116,6 +116,21 @@ try {
     return lines[0]?.slice(0, 100);
   });
 
+  await check("the Problems badge counts each diagnostic once", async () => {
+    // The server sends each diagnostic one way (pulled here: vscode-languageclient declares
+    // pull with refresh); pushed and pulled copies would sit in two collections, and the
+    // badge would count both while the file's group lists each once.
+    const badge = page.locator(".part.panel .composite-bar .action-item").filter({ hasText: "Problems" }).locator(".badge-content");
+    const group = page.locator(".markers-panel .monaco-list-row").filter({ hasText: "train-2006.log" }).first().locator(".monaco-count-badge");
+    const counts = await until("the Problems badge and the file's count", async () => {
+      const b = Number((await badge.first().innerText()).trim());
+      const g = Number((await group.innerText()).trim());
+      return b > 0 && g > 0 ? { b, g } : null;
+    }, 10000);
+    if (counts.b !== counts.g) throw new Error(`badge ${counts.b}, train-2006.log lists ${counts.g}`);
+    return `badge ${counts.b} = ${counts.g} listed for train-2006.log`;
+  });
+
   await check("the status bar shows the root cause and the initiating rank", async () => {
     const item = page.locator(".statusbar-item").filter({ hasText: "gpu-oom" });
     const t = await until("the status-bar item", async () => (await item.count()) > 0 && (await item.first().innerText()), 20000);
