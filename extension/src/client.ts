@@ -98,6 +98,8 @@ export class ServerHost implements vscode.Disposable {
   readonly log: vscode.OutputChannel;
   readonly trace: vscode.OutputChannel;
   private launch: ServerLaunch | undefined;
+  /** Called each time a server (re)starts running, also after an automatic restart. */
+  onRunning: (() => void) | undefined;
 
   constructor(private readonly context: vscode.ExtensionContext, private readonly onReportCommand: (markdown: string, uri: string) => void) {
     this.log = vscode.window.createOutputChannel("firstfault");
@@ -150,6 +152,10 @@ export class ServerHost implements vscode.Disposable {
     };
     const client = new LanguageClient("firstfault", "firstfault", serverOptions, clientOptions);
     this.client = client;
+    // A restarted server knows none of the files the previous one read from disk.
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Running && this.client === client) this.onRunning?.();
+    });
     try {
       await client.start();
       this.log.appendLine(`[client] server ${client.initializeResult?.serverInfo?.name ?? "?"} ${client.initializeResult?.serverInfo?.version ?? ""} running`);

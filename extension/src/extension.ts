@@ -200,8 +200,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // Tabs whose log the extension cannot see: the server reads them from disk.
   const pendingTabs = new Map<string, number>(); // uri -> when first seen
   const syncTabs = async () => {
-    // Not while the server starts (execute() would start a second one); start() is followed
-    // by a syncTabs() of its own.
+    // Not while the server starts (execute() would start a second one); each server that
+    // starts running gets a syncTabs() of its own (server.onRunning).
     if (!server.running()) return;
     const tabs: TabResource[] = [];
     for (const g of vscode.window.tabGroups.all)
@@ -327,12 +327,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     t.sendText(command, true);
   });
 
-  const restartAndResync = async () => {
-    await server.restart();
-    followed.clear(); // the new server follows nothing yet
+  // Each server that starts running (first start, restart, restart after a crash) follows
+  // nothing yet: the open tabs are handed to it again.
+  server.onRunning = () => {
+    followed.clear();
     followedForTabs.clear();
-    await syncTabs();
+    void syncTabs();
   };
+  const restartAndResync = () => server.restart();
   cmd("firstfault.restartServer", async () => {
     await restartAndResync();
     void vscode.window.showInformationMessage("firstfault: language server restarted.");
@@ -398,7 +400,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
 
   await server.start();
-  await syncTabs();
   updateStatus();
 }
 
