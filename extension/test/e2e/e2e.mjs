@@ -329,6 +329,27 @@ try {
     if (ms > 5000) throw new Error(`took ${ms} ms`);
     return `${ms} ms from the click; status: ${text.trim()}; Problems names it: ${/night-200mb\.log/.test(problems)}`;
   });
+
+  await check("appending a failure to the 200 MB log on disk updates its diagnostics", async () => {
+    // No editor holds the file: the server polls it, reads what it grew by and publishes
+    // again. The appended traceback adds diagnostics, so the Problems badge grows.
+    const badge = page.locator(".part.panel .composite-bar .action-item").filter({ hasText: "Problems" }).locator(".badge-content");
+    const count = async () => Number((await badge.first().innerText()).trim());
+    await palette("View: Focus Problems");
+    const b0 = await until("the Problems badge", async () => (await count()) || null, 10000);
+    await sleep(1500); // nothing else changes it meanwhile
+    if ((await count()) !== b0) throw new Error(`the badge moved by itself: ${b0} -> ${await count()}`);
+    const t0 = Date.now();
+    fs.appendFileSync(path.join(WS, "night-200mb.log"), TRACEBACK);
+    const b1 = await until("the Problems badge to change", async () => {
+      const n = await count();
+      return n !== b0 ? n : null;
+    }, 20000, 100);
+    const ms = Date.now() - t0;
+    await snap(page, "large-log-appended");
+    if (b1 < b0) throw new Error(`the badge fell from ${b0} to ${b1}`);
+    return `badge ${b0} -> ${b1}, ${ms} ms after the append`;
+  });
 } finally {
   await snap(page, "final").catch(() => {});
   await browser.close().catch(() => {});
