@@ -92,8 +92,9 @@ export class TerminalWatcher implements vscode.Disposable {
 }
 
 /**
- * The active terminal's selection: Terminal.selection where the host has it (newer VS Code),
- * else through the clipboard (restored afterwards).
+ * The active terminal's selection: Terminal.selection if the host ever gives it to this
+ * extension (a proposed API today, microsoft/vscode#188173), else through the clipboard
+ * (restored afterwards).
  */
 export async function terminalSelectionText(): Promise<string> {
   const direct = (vscode.window.activeTerminal as { selection?: unknown } | undefined)?.selection;
