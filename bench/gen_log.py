@@ -8,7 +8,12 @@ collateral spread over the other ranks: watchdog timeouts, service-thread closur
 torchrun tearing the job down. With --healthy nothing is injected: the log of a job that
 ran fine (the healthy set in tests/healthy uses a few such logs).
 
-usage: gen_log.py SIZE_MB OUT [--seed N] [--ranks N] [--healthy]
+With --context-density F, a fraction F of the lines are NCCL INFO lines that context rules
+or check evidence match, as a job run with NCCL_DEBUG=INFO prints at every communicator
+init (`NET/IB : Using ...`, `via NET/IB/N/GDRDMA`, `via SHM/direct/direct`, the version
+banner): an event-dense log. 0 (the default) keeps the log as it always was.
+
+usage: gen_log.py SIZE_MB OUT [--seed N] [--ranks N] [--healthy] [--context-density F]
 Prints the injected rank and line number as JSON on stdout (null with --healthy).
 """
 import argparse
@@ -44,6 +49,16 @@ ONCE_PER_INIT = ("Init START", "Init COMPLETE", "NVLS multicast", "Setting affin
                  "non-device net plugin", "ncclCommInitRank", "CC Off", "MNNVL", "P2P Chunksize",
                  "coll channels", "threadThresholds")
 WEIGHTS = [0.1 if any(k in t for k in ONCE_PER_INIT) else 1.0 for t in SUBSYS_LINES]
+# Lines that context rules (or check evidence) match, printed at every communicator init by
+# jobs run with NCCL_DEBUG=INFO (NVIDIA/nccl src/transport/net_ib.cc, src/transport/shm.cc,
+# src/init.cc wordings).
+CONTEXT_LINES = [
+    "NCCL INFO NET/IB : Using [0]mlx5_{d}:1/IB [1]mlx5_{d2}:1/IB ; OOB eth0:10.1.{hi}.{lo}<0>",
+    "NCCL INFO Channel {c:02d}/0 : {r}[{d}] -> {p}[{pd}] [send] via NET/IB/{d}/GDRDMA",
+    "NCCL INFO Channel {c:02d}/0 : {p}[{pd}] -> {r}[{d}] [receive] via NET/IB/{d}/GDRDMA",
+    "NCCL INFO Channel {c:02d} : {r}[{d}] -> {p}[{pd}] via SHM/direct/direct",
+    "NCCL INFO NCCL version 2.21.5+cuda12.4",
+]
 BUS = ["18000", "2a000", "3a000", "5d000", "9a000", "ab000", "ba000", "db000"]
 
 
@@ -54,6 +69,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--ranks", type=int, default=64)
     ap.add_argument("--healthy", action="store_true", help="inject no failure")
+    ap.add_argument("--context-density", type=float, default=0.0,
+                    help="fraction of lines that context rules match (0: as before)")
     args = ap.parse_args()
     rnd = random.Random(args.seed)
     target = int(args.size_mb * 1024 * 1024)
@@ -80,6 +97,12 @@ def main():
         host = hosts[r // 8]
         pid = 10000 + r
         kind = rnd.random()
+        if args.context_density and rnd.random() < args.context_density:
+            p = (r + 1) % n
+            body = rnd.choice(CONTEXT_LINES).format(c=rnd.randrange(32), r=r, d=d, d2=(d + 1) % 8, p=p,
+                                                    pd=p % 8, hi=r // 8, lo=10 + r % 8)
+            emit("%s:%d:%d [%d] %s" % (host, pid, pid + rnd.randrange(400), d, body))
+            continue
         if not args.healthy and injected_line is None and written >= inject_at:
             emit("[rank%d]:Traceback (most recent call last):" % victim)
             emit('[rank%d]:  File "/workspace/train.py", line 231, in <module>' % victim)

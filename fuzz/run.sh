@@ -12,7 +12,7 @@ root=$PWD
 secs=${1:-20}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(analyze rule topology lsp_frames mask fix lsp_server)
+[ ${#targets[@]} -eq 0 ] && targets=(analyze rule topology lsp_frames mask fix lsp_server flight_recorder ras)
 build=$root/build-fuzz
 jobs=${FF_FUZZ_JOBS:-2}
 command -v clang++ >/dev/null || { echo "fuzz/run.sh: clang++ not found (apt-get install clang libclang-rt-14-dev)" >&2; exit 2; }
@@ -30,6 +30,7 @@ seed() {  # seed TARGET DIR
     analyze|mask)
       for f in tests/corpus/*/log.txt server/samples/*.log; do head -c 65536 "$f" >"$d/$(echo "$f" | tr / _)"; done ;;
     rule) cp rules/*.json "$d/" ;;
+    ras) cp tests/data/ras/*.txt tests/data/ras/*.json "$d/" ;;
     topology)
       i=0
       for f in tests/data/topologies/nvidia-smi-topo/* tests/data/topologies/nccl-topo-dump/*.xml \
@@ -64,6 +65,14 @@ for line in open(sys.argv[1]):
     out.append(b)
 sys.stdout.write('\n'.join(out) + '\n')" "$f" >"$d/$(basename "$f")"
       done ;;
+    flight_recorder)  # small generated dump sets in each layout and form (gen_dumps.py)
+      local g=$build/fr-seed
+      rm -rf "$g"
+      printf '%s\n' "--out $g/a --ranks 2 --scenario missing --culprit 1" \
+        "--out $g/b --ranks 2 --scenario type --culprit 0 --version 2.4 --protocol 4" \
+        "--out $g/c --ranks 2 --scenario size --culprit 1 --version 2.7 --format json" >"$build/fr-seed.batch"
+      python3 tests/flight_recorder/gen_dumps.py --batch "$build/fr-seed.batch"
+      for f in "$g"/*/*; do head -c 65536 "$f" >"$d/$(basename "$(dirname "$f")")-$(basename "$f")"; done ;;
     lsp_frames)
       for f in tests/lsp/*.lsp; do
         python3 -c "

@@ -141,4 +141,34 @@ check "fix text: host kept without --mask" grep -q gpu-node-02 "$tmp/fix.txt"
 fixit --format sarif >/dev/null 2>"$tmp/e"
 check "fix sarif: usage error" test $? -eq 2
 
+
+# NCCL RAS client output (tests/data/ras): the ranks behind, missing or dead are named.
+ras=$tests/data/ras
+"$ff" analyze "$ras/issue1911-mismatch-ahead.txt" >"$tmp/ras.txt" 2>&1
+check "ras text: inverted stuck ranks" grep -q "ranks 0-11,14-31 are behind" "$tmp/ras.txt"
+"$ff" analyze --format json "$ras/doc-mismatch-lagging.txt" "$ras/doc-report.json" "$ras/doc-monitor.json" >"$tmp/ras.json"
+check "ras json: every form read" python3 -c "
+import json
+d = json.load(open('$tmp/ras.json'))
+r = {x['file'].split('/')[-1]: x for x in d['ras']}
+assert r['doc-mismatch-lagging.txt']['stuck_ranks'] == [0, 2, 3, 4, 5, 7], r
+assert r['doc-report.json']['stuck_ranks'] == [1], r
+assert r['doc-monitor.json']['events'][0]['event'] == 'PEER_DEAD', r
+# RAS JSON is not scanned as a log
+assert all(not f['path'].endswith('.json') for f in d['files']), d['files']
+assert d['verdict']['fault'] in ('workload', 'infrastructure', 'undetermined')
+"
+mkdir -p "$tmp/rasdir" && cp "$ras/doc-report.json" "$tmp/rasdir/ncclras.json" && echo '{"other": 1}' >"$tmp/rasdir/config.json"
+"$ff" analyze --format json "$tmp/rasdir" >"$tmp/rasdir.json" 2>&1
+check "ras: a directory's ncclras JSON is read, other JSON is not" python3 -c "
+import json
+d = json.load(open('$tmp/rasdir.json'))
+assert [x['file'].split('/')[-1] for x in d['ras']] == ['ncclras.json'], d
+"
+printf '{"communicators": [\n' >"$tmp/broken-ras.json"
+"$ff" analyze "$tmp/broken-ras.json" "$sample" >"$tmp/o" 2>"$tmp/e"
+rc=$?
+check "ras: broken JSON is a warning naming file and line" bash -c "test $rc -eq 0 && grep -q 'broken-ras.json:1: not readable as NCCL RAS output' '$tmp/e' && grep -q 'Root cause' '$tmp/o'"
+"$ff" analyze "$sample" >"$tmp/v.txt"
+check "text: verdict shown" grep -q "^Verdict: workload fault" "$tmp/v.txt"
 finish

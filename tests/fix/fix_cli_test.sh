@@ -87,7 +87,44 @@ out=$(fix --fix-file "$W/bash_mpirun.sh" "$W/iommu.log")
 check "p2p: -x on mpirun" 'grep -q "^+mpirun -x NCCL_P2P_DISABLE=1 " <<<"$out"'
 check "p2p: bandwidth warning" 'grep -q "^#   warning: .*bandwidth" <<<"$out"'
 
-# 9. Help documents the options.
+# 9. Evidence capture for the next hang, on every launcher form, idempotent.
+E=$(mktemp -d); cp "$DATA"/* "$E"/
+cap() { "$FF" analyze --fix --no-live-topology --workspace "$E" "$@"; }
+files=(--fix-file "$E/bash_mpirun.sh" --fix-file "$E/sbatch_srun.sbatch" --fix-file "$E/torchrun_cmd.sh" --fix-file "$E/docker_run.sh")
+out=$(cap "${files[@]}" "$E/fr_disabled.log"); rc=$?
+check "capture: exit 0" '[ $rc = 0 ]'
+check "capture: rule named" 'grep -q "torch-flight-recorder-disabled" <<<"$out"'
+check "capture: -x on mpirun" 'grep -q "^+mpirun .*-x TORCH_FR_BUFFER_SIZE=2000" <<<"$out"'
+check "capture: docker -e" 'grep -q "^+.*docker run .*-e TORCH_NCCL_DUMP_ON_TIMEOUT=1" <<<"$out"'
+out=$(cap --apply "${files[@]}" "$E/fr_disabled.log")
+check "capture: every file edited" 'for f in bash_mpirun.sh sbatch_srun.sbatch torchrun_cmd.sh docker_run.sh; do grep -q "TORCH_FR_BUFFER_SIZE" "$E/$f" || exit 1; done'
+check "capture: per-process NCCL debug file" 'grep -q "NCCL_DEBUG_FILE=.*nccl.%h.%p.log" "$E/sbatch_srun.sbatch"'
+check "capture: no /tmp dump path" '! grep -q "TORCH_FR_DUMP_TEMP_FILE=.*/tmp" "$E/sbatch_srun.sbatch"'
+check "capture: scripts parse" 'bash -n "$E/bash_mpirun.sh" && bash -n "$E/sbatch_srun.sbatch" && bash -n "$E/torchrun_cmd.sh" && bash -n "$E/docker_run.sh"'
+sum1=$(cd "$E" && md5sum bash_mpirun.sh sbatch_srun.sbatch torchrun_cmd.sh docker_run.sh)
+out=$(cap --apply "${files[@]}" "$E/fr_disabled.log")
+check "capture: second --apply changes nothing" '[ "$(cd "$E" && md5sum bash_mpirun.sh sbatch_srun.sbatch torchrun_cmd.sh docker_run.sh)" = "$sum1" ]'
+# A Python entry point (no shell launcher given) gets an os.environ block, once.
+cap --apply --fix-file "$E/train_entry.py" "$E/fr_disabled.log" >/dev/null
+check "capture: python entry point" 'grep -q "os.environ\[.TORCH_FR_BUFFER_SIZE.\] = .2000." "$E/train_entry.py"'
+check "capture: python parses" 'python3 -c "import ast,sys; ast.parse(open(sys.argv[1]).read())" "$E/train_entry.py"'
+py1=$(md5sum < "$E/train_entry.py")
+cap --apply --fix-file "$E/train_entry.py" "$E/fr_disabled.log" >/dev/null
+check "capture: python second --apply changes nothing" '[ "$(md5sum < "$E/train_entry.py")" = "$py1" ]'
+# Settings already present that capture nothing are warned about.
+printf '#!/bin/bash\nexport TORCH_NCCL_TRACE_BUFFER_SIZE=2097152\nexport NCCL_DEBUG_FILE=/shared/nccl.log\ndocker run --gpus all -e TORCH_FR_DUMP_TEMP_FILE=/tmp/nccl_trace_rank_ img torchrun train.py\n' > "$E/lint.sh"
+out=$(cap --fix-file "$E/lint.sh" "$E/fr_disabled.log")
+check "capture lint: byte-sized buffer" 'grep -q "lint.sh:2: TORCH_NCCL_TRACE_BUFFER_SIZE=2097152 counts Flight Recorder entries, not bytes" <<<"$out"'
+check "capture lint: one debug file for all" 'grep -q "lint.sh:3: NCCL_DEBUG_FILE=/shared/nccl.log has no %h or %p" <<<"$out"'
+check "capture lint: dump in the container /tmp" 'grep -q "lint.sh:4: TORCH_FR_DUMP_TEMP_FILE=/tmp/nccl_trace_rank_ is inside the container" <<<"$out"'
+check "capture: the job's NCCL_DEBUG=INFO is kept" 'grep -q "^NCCL_DEBUG=INFO torchrun" "$E/torchrun_cmd.sh" && ! grep -q "NCCL_DEBUG=WARN" "$E/torchrun_cmd.sh"'
+# A hang without the "recorder is off" line still gets the capture fix.
+head -1 "$DATA/fr_disabled.log" > "$E/hang_only.log"
+out=$(cap --fix-file "$E/torchrun_cmd.sh" "$E/hang_only.log")
+check "capture: offered for a hang diagnosis" 'grep -q "TORCH_FR_BUFFER_SIZE" <<<"$out"'
+rm -rf "$E"
+
+# 10. Help documents the options.
 help=$("$FF" analyze --help)
 check "help lists --fix/--apply/--fix-file/--topology/--workspace" 'for o in --fix --apply --fix-file --topology --workspace; do grep -q -- "$o" <<<"$help" || exit 1; done'
 

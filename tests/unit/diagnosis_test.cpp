@@ -100,6 +100,46 @@ TEST_CASE("an outlier without a category change still leads (fewest enqueued)", 
   CHECK(initiating(a).source.rank == 0);
 }
 
+TEST_CASE("in a hang, the rank whose counter lags leads over stronger timeout lines",
+          "[diagnosis]") {
+  // Every waiting rank prints the (stronger) timeout; the rank that never entered the
+  // collective prints none, only its counters when it is told to dump.
+  Rule wd =
+      make("wd", "straggler", Role::kSymptom, 0.5, "Watchdog caught collective operation timeout");
+  Rule dump =
+      make("dump", "straggler", Role::kSymptom, 0.35,
+           "dump signal.* Last enqueued NCCL work: (?P<enqueued>\\d+), last completed NCCL "
+           "work: (?P<completed>\\d+)");
+  dump.cross_rank = CrossRank{{"enqueued"}, ""};
+  auto c = catalog({wd, dump});
+  std::string timeouts =
+      "[rank0]:[E x.cpp:1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=57)\n"
+      "[rank1]:[E x.cpp:1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=57)\n"
+      "[rank2]:[E x.cpp:1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=57)\n";
+  auto a = run(c, timeouts +
+                      "[rank0]:[E x.cpp:2] dump signal from this local rank. Last enqueued NCCL "
+                      "work: 57, last completed NCCL work: 56.\n"
+                      "[rank1]:[E x.cpp:2] dump signal from rank 0. Last enqueued NCCL work: 57, "
+                      "last completed NCCL work: 56.\n"
+                      "[rank3]:[E x.cpp:2] dump signal from rank 0. Last enqueued NCCL work: 56, "
+                      "last completed NCCL work: 56.\n"
+                      "[rank2]:[E x.cpp:2] dump signal from rank 0. Last enqueued NCCL work: 57, "
+                      "last completed NCCL work: 56.\n");
+  REQUIRE_FALSE(a.diagnoses.empty());
+  CHECK(a.diagnoses[0].category == "straggler");
+  CHECK(initiating(a).source.rank == 3);
+  CHECK_THAT(a.diagnoses[0].reasoning, Catch::Contains("enqueued=56"));
+  // Counters that agree name nobody: the strongest, earliest timeout leads as before.
+  auto b = run(c, timeouts +
+                      "[rank0]:[E x.cpp:2] dump signal. Last enqueued NCCL work: 57, last "
+                      "completed NCCL work: 56.\n"
+                      "[rank1]:[E x.cpp:2] dump signal. Last enqueued NCCL work: 57, last "
+                      "completed NCCL work: 56.\n");
+  REQUIRE_FALSE(b.diagnoses.empty());
+  CHECK(b.events[b.diagnoses[0].initiating].rule == 0);
+  CHECK(initiating(b).source.rank == 0);
+}
+
 TEST_CASE("timestamps, not line order, decide between equal causes", "[diagnosis]") {
   auto c = catalog({make("seg", "process-crash", Role::kCause, 0.6, "Segmentation fault")});
   auto a = run(c,

@@ -126,6 +126,18 @@ TEST_CASE("features: diagnostics, hover, actions and lenses on a corpus log", "[
   CHECK(items[0].rule_id == "cuda-out-of-memory");
   CHECK(items[0].href == "docs/catalog.md#cuda-out-of-memory");
   CHECK(items[0].related.size() == items.size() - 1);
+  // The initiating line carries the diagnosis's verdict; a collateral line none.
+  REQUIRE(items[0].verdict);
+  CHECK(items[0].verdict->fault == "workload");
+  CHECK(items[0].verdict->restart == "will-fail");
+  CHECK(items[0].verdict->node_action == "none");
+  CHECK_FALSE(items[0].verdict->summary.empty());
+  for (const auto& it : items)
+    if (it.role == Role::kCollateral) CHECK_FALSE(it.verdict);
+  auto report = fs.report_markdown("file:///job/log.txt");
+  REQUIRE(report);
+  CHECK(report->find("## Verdict") != std::string::npos);
+  CHECK(report->find("- fault: `workload`") != std::string::npos);
 
   auto h = fs.hover("file:///job/log.txt", {0, 20});
   REQUIRE(h);

@@ -3,6 +3,7 @@
 #include "analysis/prefilter.hpp"
 
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <random>
 #include <set>
 
@@ -35,6 +36,35 @@ TEST_CASE("anchors also accept a carriage return", "[prefilter]") {
   CHECK(prefilter_pattern("[^x]") == "[^x]");
 }
 
+TEST_CASE("Vectorscan is given the part after a pattern's last gap when it starts on a long literal",
+          "[prefilter]") {
+  // The part after the last top-level gap, leading \\b kept (it reads the same text).
+  CHECK(prefilter_factor("(?i:nccl)\\w*\\b[^']*?(?:[Ff]ailure|failed)\\b.*?\\bunhandled cuda error") ==
+        "\\bunhandled cuda error");
+  CHECK(prefilter_factor("NCCL_NET_PLUGIN.*could not be loaded") == "could not be loaded");
+  CHECK(prefilter_factor("a .+ b .* returned non-zero exit status (?P<c>\\d+)") ==
+        " returned non-zero exit status (?P<c>\\d+)");
+  // Left whole: a short literal after the gap, a top-level alternative, an inline flag that
+  // would not reach the part, a gap inside a group, no gap at all.
+  CHECK(prefilter_factor("NET/IB ?: Using .*; OOB (?P<iface>ib[\\w.@-]*):") ==
+        "NET/IB ?: Using .*; OOB (?P<iface>ib[\\w.@-]*):");
+  CHECK(prefilter_factor("x.*could not be loaded|other") == "x.*could not be loaded|other");
+  CHECK(prefilter_factor("(?i)x.*could not be loaded") == "(?i)x.*could not be loaded");
+  CHECK(prefilter_factor("x(?:a.*could not be loaded)") == "x(?:a.*could not be loaded)");
+  CHECK(prefilter_factor("Segmentation fault") == "Segmentation fault");
+  // A quantified last character is not part of the literal: "could not" + "s*", 9 characters.
+  CHECK(prefilter_factor("x.*could nots*") == "x.*could nots*");
+  // Whatever the part, the prefilter still reports the lines the whole pattern matches.
+  std::vector<std::string> pats = {"(?i:nccl)\\w*\\b[^']*?(?:failed)\\b.*?\\bunhandled cuda error"};
+  auto pf = Prefilter::build(pats, nullptr);
+  REQUIRE(pf);
+  Prefilter::Session session(*pf);
+  std::vector<std::size_t> ends;
+  REQUIRE(session.scan("ok\nNCCL x failed: unhandled cuda error\nunhandled cuda errors\n",
+                       [&](unsigned, std::size_t end) { ends.push_back(end); }));
+  CHECK(ends == std::vector<std::size_t>{38, 59});
+}
+
 TEST_CASE("patterns Vectorscan rejects are approximated, not refused", "[prefilter]") {
   // Vectorscan takes a lookahead only in prefilter mode (RE2 rejects it, but build() is
   // given any pattern). Two are settled by compiling the set again; seven go past the
@@ -57,6 +87,46 @@ TEST_CASE("patterns Vectorscan rejects are approximated, not refused", "[prefilt
     REQUIRE(session.scan("a bar b\n", [&](unsigned id, std::size_t) { ids.insert(id); }));
     CHECK(ids.empty());
   }
+}
+
+TEST_CASE("a serialised prefilter loads copied or in place, for its own patterns only", "[prefilter]") {
+  std::vector<std::string> pats = {"NCCL WARN (?P<what>.*)", "^Segmentation fault$", "x(?=y)"};
+  auto pf = Prefilter::build(pats, nullptr);
+  REQUIRE(pf);
+  const std::string blob = pf->serialize(pats);
+  REQUIRE(!blob.empty());
+  // In place needs 64-byte alignment; an unaligned copy of the bytes is copied instead.
+  alignas(64) static char aligned[1 << 16];
+  REQUIRE(blob.size() <= sizeof aligned);
+  std::memcpy(aligned, blob.data(), blob.size());
+  std::string unaligned = " " + blob;
+  const std::string text = "a NCCL WARN b\nSegmentation fault\r\nxy\nnothing\n";
+  auto ids_of = [&](Prefilter& p) {
+    Prefilter::Session s(p);
+    std::set<std::pair<unsigned, std::size_t>> ids;
+    REQUIRE(s.scan(text, [&](unsigned id, std::size_t end) { ids.insert({id, end}); }));
+    std::vector<int> line;
+    REQUIRE(s.candidates("Segmentation fault", line));
+    CHECK(line == std::vector<int>{1});
+    return ids;
+  };
+  const auto expected = ids_of(*pf);
+  CHECK(!expected.empty());
+  for (auto storage : {Prefilter::Storage::kCopy, Prefilter::Storage::kStatic}) {
+    auto loaded = Prefilter::load(std::string_view(aligned, blob.size()), pats, storage);
+    REQUIRE(loaded);
+    CHECK(ids_of(*loaded) == expected);
+    auto moved = Prefilter::load(std::string_view(unaligned).substr(1), pats, storage);
+    REQUIRE(moved);
+    CHECK(ids_of(*moved) == expected);
+  }
+  // Other patterns, a truncated blob, a broken magic: refused.
+  CHECK(!Prefilter::load(blob, {"NCCL WARN", "^Segmentation fault$", "x(?=y)"}));
+  CHECK(!Prefilter::load(std::string_view(blob).substr(0, 40), pats));
+  CHECK(!Prefilter::load(std::string_view(blob).substr(0, blob.size() - 1), pats));
+  std::string broken = blob;
+  broken[0] = 'X';
+  CHECK(!Prefilter::load(broken, pats));
 }
 
 TEST_CASE("prefilter and line-by-line scans agree on the shipped catalog", "[prefilter]") {

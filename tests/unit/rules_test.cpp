@@ -60,6 +60,25 @@ TEST_CASE("a valid rule loads with every field", "[rules]") {
   CHECK(again.examples_no_match == r.examples_no_match);
 }
 
+TEST_CASE("a rule's verdict loads and round-trips", "[rules][verdict]") {
+  std::string text = kValid;
+  text.replace(text.find("\"indicates\""), 0,
+               "\"verdict\": {\"fault\": \"infrastructure\", \"node\": \"reset-gpu\", "
+               "\"xid_resolution\": {\"95\": \"RESET_GPU\", \"*\": \"RESTART_APP\"}}, ");
+  analysis::Rule r;
+  std::vector<rules::RuleProblem> ps;
+  REQUIRE(rules::parse_rule(text, "x.json", r, ps));
+  CHECK(r.verdict.fault == "infrastructure");
+  CHECK(r.verdict.restart.empty());
+  CHECK(r.verdict.node == "reset-gpu");
+  CHECK(r.verdict.xid_resolution.size() == 2);
+  analysis::Rule again;
+  REQUIRE(rules::parse_rule(rules::rule_to_json(r), "y.json", again, ps));
+  CHECK(again.verdict.fault == r.verdict.fault);
+  CHECK(again.verdict.node == r.verdict.node);
+  CHECK(again.verdict.xid_resolution.size() == 2);
+}
+
 TEST_CASE("invalid rules are reported with file, rule and field", "[rules]") {
   struct Case {
     std::string text;
@@ -88,6 +107,15 @@ TEST_CASE("invalid rules are reported with file, rule and field", "[rules]") {
       {with("\"title\": \"t\"", "\"title\": \"t\xff\""), "bad.json:2:52: not valid JSON"},
       {with("\"weight\": 0.5", "\"weight\": 1e400"), "not valid JSON"},
       {kValid + std::string("}"), "not valid JSON"},
+      {with("\"indicates\": \"i\"", "\"indicates\": \"i\", \"verdict\": {\"node\": \"reboot\"}"),
+       "field 'verdict.node': must be 'none', 'reset-gpu' or 'drain-and-service'"},
+      {with("\"indicates\": \"i\"", "\"indicates\": \"i\", \"verdict\": {\"restart\": \"yes\"}"),
+       "field 'verdict.restart': must be"},
+      {with("\"indicates\": \"i\"",
+            "\"indicates\": \"i\", \"verdict\": {\"xid_resolution\": {\"79\": \"REBOOT\"}}"),
+       "field 'verdict.xid_resolution.79': must name a resolution bucket"},
+      {with("\"indicates\": \"i\"", "\"indicates\": \"i\", \"verdict\": {\"domain\": \"x\"}"),
+       "field 'verdict.domain': unknown field"},
   };
   for (const auto& c : cases) {
     INFO(c.text);

@@ -160,9 +160,11 @@ const Prefilter* Catalog::prefilter() const {
 
 bool Catalog::prefilter_ready() const { return impl_->prefilter_built; }
 
-bool Catalog::adopt_prefilter(std::string_view bytes) {
+bool Catalog::adopt_prefilter(std::string_view bytes, bool bytes_outlive_catalog) {
   if (impl_->prefilter_built) return false;
-  auto pf = Prefilter::load(bytes, impl_->set_patterns);
+  auto pf = Prefilter::load(bytes, impl_->set_patterns,
+                            bytes_outlive_catalog ? Prefilter::Storage::kStatic
+                                                  : Prefilter::Storage::kCopy);
   if (!pf) return false;
   bool adopted = false;
   std::call_once(impl_->prefilter_once, [&] {

@@ -93,8 +93,9 @@ class Catalog {
 
   // Installs a prefilter compiled ahead of time (Prefilter::serialize of this catalog's
   // patterns). Returns false, leaving the catalog to compile its own on first use, when
-  // the bytes do not fit this catalog or this CPU.
-  bool adopt_prefilter(std::string_view bytes);
+  // the bytes do not fit this catalog or this CPU. `bytes_outlive_catalog` (the binary's
+  // own data): the database is used where it lies, not copied.
+  bool adopt_prefilter(std::string_view bytes, bool bytes_outlive_catalog = false);
   // The serialized prefilter of this catalog (for the build step); empty if unavailable.
   std::string serialize_prefilter() const;
 

@@ -441,6 +441,30 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
       }
     }
     if (h.lead) continue;
+    // A hang seen only through symptoms: every waiting rank prints the same timeout, so the
+    // strongest lines cannot say who is late. A rule that compares progress counters across
+    // ranks (a cross_rank without a mismatch category: last enqueued work, pending work)
+    // can: the rank whose counter lags never entered the collective the others wait in, and
+    // it leads. The strongest such rule speaks.
+    if (h.from_symptoms) {
+      const CrossRankFinding* lag = nullptr;
+      double lag_weight = -1;
+      for (std::size_t i : h.events) {
+        auto f = crossrank.find(events[i].rule);
+        if (f == crossrank.end() || !rules[events[i].rule].cross_rank->mismatch_category.empty())
+          continue;
+        if (weight(i) > lag_weight) {
+          lag = &f->second;
+          lag_weight = weight(i);
+        }
+      }
+      if (lag) {
+        h.lead = lag->lead;
+        h.lead_reason = outlier_reason(events, *lag) + " (its counter lags: it never entered the "
+                        "collective the other ranks wait in)";
+        continue;
+      }
+    }
     h.lead = top.front();
     const Event& e = events[top.front()];
     if (e.in_root_cause_record)
@@ -494,9 +518,11 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
       if (who.rfind("line ", 0) == 0) who = "a process";
       d.headline = who + " " + readings[d.initiating].meaning;
     }
+    d.verdict = verdict_for(d.category, r, events[d.initiating]);
     out.diagnoses.push_back(std::move(d));
   }
   out.only_victims = !out.diagnoses.empty() && out.diagnoses.front().category == "remote-peer";
+  if (!out.diagnoses.empty()) out.verdict = out.diagnoses.front().verdict;
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include "analysis/catalog.hpp"
 #include "analysis/event.hpp"
 #include "analysis/scan.hpp"
+#include "analysis/verdict.hpp"
 
 namespace ff::analysis {
 
@@ -29,6 +30,8 @@ struct Diagnosis {
   // What the initiating line means when the rule's title cannot say it alone (a decoded exit
   // status: "rank 3 crashed with SIGSEGV"); empty otherwise.
   std::string headline;
+  // Workload or infrastructure, whether a restart unchanged can succeed, the node action.
+  Verdict verdict;
 };
 
 struct Analysis {
@@ -43,6 +46,8 @@ struct Analysis {
   // True when every piece of failure evidence is a victim's: the initiating rank's own
   // output is not in the log.
   bool only_victims = false;
+  // The job's verdict: the top diagnosis's, or "no failure" when there is none.
+  Verdict verdict = no_failure_verdict();
 };
 
 // Ranks hypotheses from the scanned events. Pure: same input, same output.

@@ -29,10 +29,14 @@ class Prefilter {
 
   // A compiled prefilter as bytes, so a build step can compile the built-in catalog once
   // and the binary start without the 0.1 s compile. The bytes carry a fingerprint of the
-  // patterns; load() refuses bytes made for other patterns or for an incompatible CPU.
+  // patterns; load() refuses bytes made for other patterns, for another Vectorscan version
+  // or for an incompatible CPU. kStatic: the bytes outlive the prefilter (the binary's own
+  // data) and, when 64-byte aligned, are used where they lie; kCopy: they are copied.
+  enum class Storage { kCopy, kStatic };
   std::string serialize(const std::vector<std::string>& patterns) const;
   static std::unique_ptr<Prefilter> load(std::string_view bytes,
-                                         const std::vector<std::string>& patterns);
+                                         const std::vector<std::string>& patterns,
+                                         Storage storage = Storage::kCopy);
 
   // Scratch space for one thread's scans; cheap to reuse, not to create.
   class Session {
@@ -71,5 +75,10 @@ class Prefilter {
 // carriage return next to them (Vectorscan's multiline anchors know only "\n"). Exposed
 // for tests.
 std::string prefilter_pattern(const std::string& re2_pattern);
+
+// The part of an RE2 pattern Vectorscan needs to find every line the pattern matches: the
+// pattern itself, or the part after its last top-level gap when that starts with a long
+// literal (see prefilter.cpp). Exposed for tests.
+std::string prefilter_factor(const std::string& re2_pattern);
 
 }  // namespace ff::analysis

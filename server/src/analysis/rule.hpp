@@ -74,6 +74,21 @@ struct CrossRank {
   std::string mismatch_category;
 };
 
+// What a failure of this signature means for the job and the node, where the category's
+// default (verdict.cpp) is not right for it. Empty strings keep the category's value.
+struct RuleVerdict {
+  std::string fault;    // "workload", "infrastructure", "undetermined"
+  std::string restart;  // "may-succeed", "will-fail", "after-node-action"
+  std::string node;     // "none", "reset-gpu", "drain-and-service"
+  // Xid code (as the `xid` capture prints it; "*" for any) -> the immediate resolution
+  // bucket of NVIDIA's Xid catalog (RESTART_APP, RESET_GPU, RESTART_BM ...), which the core
+  // turns into the three values above (verdict.cpp).
+  std::vector<std::pair<std::string, std::string>> xid_resolution;
+  bool empty() const {
+    return fault.empty() && restart.empty() && node.empty() && xid_resolution.empty();
+  }
+};
+
 struct Rule {
   std::string id;
   std::string category;
@@ -101,6 +116,7 @@ struct Rule {
   std::vector<std::string> explains;  // finding: the failure categories it can explain
   Decode decode = Decode::kNone;
   std::vector<std::string> sources;  // where the message comes from: "owner/repo release path"
+  RuleVerdict verdict;
   std::string origin;  // where the rule came from (a file path, or "builtin:<name>")
 };
 

@@ -6,10 +6,12 @@
 
 #include "analysis/analyze.hpp"
 #include "cli/commands.hpp"
+#include "cli/flight_recorder_inputs.hpp"
 #include "cli/input_files.hpp"
 #include "cli/keep_until_exit.hpp"
 #include "cli/rule_set.hpp"
 #include "cli/scan_inputs.hpp"
+#include "evidence/ras_report.hpp"
 #include "fix/fix_cli.hpp"
 #include "report/mask.hpp"
 #include "report/report.hpp"
@@ -26,7 +28,10 @@ const char* kUsage =
     "Finds the root cause of a failed distributed job in its logs: the initiating rank and\n"
     "line, the collateral failures, the fix and the command that verifies it. Several files\n"
     "are one job (per-node logs are correlated); a directory means the log files in it\n"
-    "(*.log, *.out, *.err, *.txt); '-' reads standard input.\n"
+    "(*.log, *.out, *.err, *.txt), the PyTorch Flight Recorder dumps (found by content;\n"
+    "compared across ranks, docs/EVIDENCE.md) and ncclras JSON output; '-' reads standard\n"
+    "input. NCCL RAS client output (ncclras text, -f json, -m monitor events) given as an\n"
+    "input is read for the ranks it shows behind, missing or dead (docs/RAS.md).\n"
     "\n"
     "Exit status: 0 whether or not a failure is found; 2 for bad usage or unreadable input.\n"
     "\n"
@@ -105,6 +110,39 @@ int run_analyze(const std::vector<std::string>& args) {
     std::cerr << "firstfault analyze: " << err.path << ": " << err.message << "\n";
     return kExitUsage;
   }
+  {
+    std::vector<DumpProblem> problems;
+    std::size_t read = replace_flight_recorder_dumps(inputs, problems);
+    // Unreadable dumps are left out with a warning; when nothing readable is left, the
+    // input as a whole is unusable.
+    bool usable = read > 0 || problems.size() < inputs.size();
+    for (const auto& p : problems)
+      std::cerr << "firstfault analyze: " << (usable ? "warning: " : "") << p.path << ": " << p.message << "\n";
+    if (!usable) return kExitUsage;
+  }
+  // NCCL RAS client output is evidence of its own: read for the ranks it names. The text
+  // report stays a log as well (rules know its lines); JSON is not scanned as a log.
+  std::vector<report::RasInput> ras;
+  {
+    std::vector<InputFile> logs;
+    for (auto& in : inputs) {
+      bool scan = true;
+      if (evidence::looks_like_ras(in.text())) {
+        auto parsed = evidence::parse_ras(in.text());
+        if (auto* e = std::get_if<evidence::RasParseError>(&parsed)) {
+          std::cerr << "firstfault analyze: warning: " << in.name() << ":" << e->line
+                    << ": not readable as NCCL RAS output: " << e->message << "\n";
+        } else {
+          auto& r = std::get<evidence::RasReport>(parsed);
+          scan = r.format == evidence::RasFormat::kText ||
+                 r.format == evidence::RasFormat::kMonitorText;
+          ras.push_back({in.name(), std::move(r)});
+        }
+      }
+      if (scan) logs.push_back(std::move(in));
+    }
+    inputs = std::move(logs);
+  }
   ScanOptions so;
   so.pieces.threads = threads;
   if (strategy == "every-line") so.strategy = analysis::ScanStrategy::kEveryLine;
@@ -153,6 +191,7 @@ int run_analyze(const std::vector<std::string>& args) {
   std::string out;
   if (format == "json") {
     auto j = report::to_json(loaded.catalog, result);
+    if (!ras.empty()) j["ras"] = report::ras_json(ras);
     if (mask) masker.mask(j);
     out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // bad UTF-8: U+FFFD
     keep_until_exit(std::move(j));
@@ -166,6 +205,7 @@ int run_analyze(const std::vector<std::string>& args) {
   } else {
     report::TextOptions to;
     to.color = color == "always" || (color == "auto" && ::isatty(STDOUT_FILENO));
+    to.appendix = report::ras_text(ras, to.color);
     out = report::to_text(loaded.catalog, result, to);
     if (mask) out = masker.mask(out);
   }

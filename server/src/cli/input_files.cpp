@@ -11,6 +11,8 @@
 #include <filesystem>
 
 #include "cli/sigbus_guard.hpp"
+#include "evidence/flight_recorder_dump.hpp"
+#include "evidence/ras_report.hpp"
 
 namespace ff::cli {
 
@@ -66,6 +68,22 @@ bool looks_like_log(std::string_view f) {
 
 namespace {
 
+// A file in a log directory without a log's name is still an input when its first bytes
+// say it is evidence: a Flight Recorder dump (PyTorch names them <prefix><rank>, no
+// extension) or, for *.json, ncclras output (`-f json`, monitor events).
+bool is_evidence_file(const std::string& name, const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  char buf[4096];
+  ssize_t n = ::read(fd, buf, sizeof buf);
+  ::close(fd);
+  if (n <= 0) return false;
+  std::string_view head(buf, static_cast<std::size_t>(n));
+  if (evidence::looks_like_flight_recorder_dump(head)) return true;
+  return name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0 &&
+         evidence::looks_like_ras(head);
+}
+
 bool read_fd(int fd, std::string& out, std::string& err) {
   char buf[1 << 16];
   for (;;) {
@@ -118,7 +136,9 @@ bool open_one(const std::string& path, std::vector<InputFile>& out, InputError& 
     std::error_code ec;
     for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
       std::error_code ec2;
-      if (it->is_regular_file(ec2) && looks_like_log(it->path().filename().string()))
+      if (!it->is_regular_file(ec2)) continue;
+      std::string name = it->path().filename().string();
+      if (looks_like_log(name) || is_evidence_file(name, it->path().string()))
         files.push_back(it->path().string());
     }
     if (ec) {
@@ -126,7 +146,9 @@ bool open_one(const std::string& path, std::vector<InputFile>& out, InputError& 
       return false;
     }
     if (files.empty()) {
-      error = {path, "is a directory with no log files (*.log, *.out, *.err, *.txt)"};
+      error = {path,
+               "is a directory with no log files (*.log, *.out, *.err, *.txt), no Flight "
+               "Recorder dumps and no ncclras JSON"};
       return false;
     }
     std::sort(files.begin(), files.end());

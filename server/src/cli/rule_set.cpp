@@ -12,7 +12,7 @@ LoadedCatalog load_catalog(const std::vector<std::string>& rule_dirs, bool built
                                             analysis::Catalog::Validation::kTrustBuiltin);
   // The embedded prefilter fits only the built-in catalog unchanged; adopt_prefilter()
   // checks the patterns' fingerprint and otherwise leaves compiling to first use.
-  if (builtin && rule_dirs.empty()) catalog.adopt_prefilter(builtin_prefilter_bytes());
+  if (builtin && rule_dirs.empty()) catalog.adopt_prefilter(builtin_prefilter_bytes(), true);
   for (auto& e : errors) problems.push_back({e.origin, e.rule, e.field, e.message});
   return {std::move(catalog), std::move(problems)};
 }

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "fix/capture_lint.hpp"
 #include "fix/shell_parse.hpp"
 
 namespace ff::fix {
@@ -15,6 +16,11 @@ const std::set<std::string> kBindingRules = {
     "nccl-ib-hca-prefix",   "ib-modify-qp-failed",    "gdr-disabled-distance",
     "gdr-disabled-for-hca", "nccl-channel-no-gdrdma", "ib-incompatible-devices",
     "ib-no-device",         "ib-rail-mismatch",       "nccl-topo-degraded"};
+
+// A diagnosis of a hang (no rank failed on its own; ranks waited or disagreed) also gets the
+// fix that captures evidence for the next one: the rule whose fix.env is that capture.
+const std::set<std::string> kHangCategories = {"straggler", "collective-mismatch", "remote-peer"};
+constexpr std::string_view kEvidenceCaptureRule = "torch-flight-recorder-disabled";
 
 // Variables whose setting costs something; said with the fix.
 const std::map<std::string, std::string> kCosts = {
@@ -116,6 +122,11 @@ bool wants_binding(const analysis::Rule& rule) {
                      [](const auto& p) { return p.first == "NCCL_IB_HCA"; });
 }
 
+bool wants_evidence_capture(const analysis::Rule& rule) {
+  return std::any_of(rule.fix.env.begin(), rule.fix.env.end(),
+                     [](const auto& p) { return p.first == "TORCH_FR_BUFFER_SIZE"; });
+}
+
 bool wants_shm(const analysis::Rule& rule) {
   return rule.category == "shm";
 }
@@ -133,7 +144,14 @@ std::vector<const analysis::Rule*> rules_to_fix(const analysis::Catalog& catalog
     for (auto e : a.diagnoses.front().evidence) push(e);
   }
   for (auto e : a.context)
-    if (e < a.events.size() && wants_binding(catalog.rules()[a.events[e].rule])) push(e);
+    if (e < a.events.size() && (wants_binding(catalog.rules()[a.events[e].rule]) ||
+                                wants_evidence_capture(catalog.rules()[a.events[e].rule])))
+      push(e);
+  // A hang's logs say least (every rank waited); the next one should leave the per-rank
+  // evidence that names the late rank, even when no line said the recorder was off.
+  if (!a.diagnoses.empty() && kHangCategories.count(a.diagnoses.front().category))
+    if (const analysis::Rule* r = catalog.find(kEvidenceCaptureRule))
+      if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
   return out;
 }
 
@@ -214,11 +232,38 @@ std::vector<FixAction> fixes_for_rule(const analysis::Rule& rule, const FixReque
   EnvPlan plan = resolve_env(rule, req.binding, /*with_ib_hca=*/false);  // NCCL_IB_HCA: above
   EnvList env = plan.set;
   FixAction e;
+  // Capturing evidence turns logging on; it never turns down a level the job already chose
+  // (NCCL_DEBUG=INFO holds every WARN line).
+  // Our own blocks do not count: they are rewritten from this list.
+  auto sets_nccl_debug = [](std::string_view text) {
+    std::string outside;
+    std::size_t at = 0;
+    for (const auto& b : generated_blocks(text)) {
+      outside.append(text.substr(at, b.begin - at));
+      at = b.end;
+    }
+    outside.append(text.substr(std::min(at, text.size())));
+    return outside.find("NCCL_DEBUG=") != std::string::npos ||
+           outside.find("\"NCCL_DEBUG\"") != std::string::npos;
+  };
+  if (wants_evidence_capture(rule))
+    for (const auto& f : req.files)
+      if (sets_nccl_debug(f.text)) {
+        auto it = std::find_if(env.begin(), env.end(),
+                               [](const auto& p) { return p.first == "NCCL_DEBUG"; });
+        if (it != env.end()) {
+          env.erase(it);
+          e.notes.push_back("NCCL_DEBUG is already set in " + f.path + "; its level is kept");
+        }
+        break;
+      }
   e.rule = rule.id;
   e.kind = "env";
-  e.notes = plan.notes;
+  e.notes.insert(e.notes.begin(), plan.notes.begin(), plan.notes.end());
   for (const auto& m : plan.missing) e.notes.push_back("set " + m.name + " yourself: " + m.how);
   e.warnings = plan.warnings;
+  if (wants_evidence_capture(rule))
+    for (auto& w : capture_settings_lint(req.files)) e.warnings.push_back(std::move(w));
   if (!env.empty() || !e.notes.empty()) {
     std::string names;
     for (const auto& [k, v] : env) names += (names.empty() ? "" : ", ") + k + "=" + v;

@@ -45,6 +45,9 @@ struct FixAction {
 // Whether the rule is about which NIC a GPU talks through (GPU-NIC path): category gdr,
 // the NCCL_IB_HCA rules, or a rule whose fix sets NCCL_IB_HCA.
 bool wants_binding(const analysis::Rule& rule);
+// Whether the rule's fix turns on evidence capture for the next failure (its fix.env sets
+// TORCH_FR_BUFFER_SIZE: the Flight Recorder, dumps, NCCL's warnings and RAS).
+bool wants_evidence_capture(const analysis::Rule& rule);
 // Whether the rule's fix is more room in /dev/shm.
 bool wants_shm(const analysis::Rule& rule);
 

@@ -282,6 +282,16 @@ AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOpti
     d.message = std::move(msg);
     d.href = href(rule.id);
     d.env = rule.fix.env;
+    if (diag >= 0 && (role == Role::kInitiating || role == Role::kAlternative)) {
+      const auto& v = a.diagnoses[static_cast<std::size_t>(diag)].verdict;
+      d.verdict = VerdictItem{analysis::fault_domain_name(v.fault),
+                              analysis::restart_outlook_name(v.restart),
+                              analysis::node_action_name(v.node),
+                              v.host,
+                              v.gpu,
+                              v.resolution,
+                              analysis::verdict_summary(v)};
+    }
     d.role = role;
     d.diagnosis = diag;
     d.event = ev;
@@ -743,7 +753,12 @@ std::optional<std::string> FeatureServer::report_markdown(const std::string& uri
      << basename_of(run.docs[e.file].uri) << ":" << e.line + 1 << "`"
      << (rank_text(e).empty() ? "" : " (" + rank_text(e) + ")")
      << "\n- collateral lines: " << dg.collateral.size() << "\n\n> " << e.text.substr(0, 400)
-     << "\n\n"
+     << "\n\n## Verdict\n\n- fault: `" << analysis::fault_domain_name(dg.verdict.fault)
+     << "`\n- restart unchanged: `" << analysis::restart_outlook_name(dg.verdict.restart)
+     << "`\n- node action: `" << analysis::node_action_name(dg.verdict.node) << "`"
+     << (dg.verdict.host.empty() ? "" : " on `" + dg.verdict.host + "`")
+     << (dg.verdict.gpu.empty() ? "" : " (GPU `" + dg.verdict.gpu + "`)") << "\n\n"
+     << analysis::verdict_summary(dg.verdict) << ": " << dg.verdict.reason << ".\n\n"
      << rule_markdown(rule, &run, nullptr);
   if (a.diagnoses.size() > 1) {
     md << "\n## Other hypotheses\n\n";

@@ -40,6 +40,13 @@ struct RelatedInfo {
   friend bool operator==(const RelatedInfo&, const RelatedInfo&) = default;
 };
 
+// A diagnosis's verdict (analysis::Verdict) as the editor shows it: on the initiating and
+// alternative lines only.
+struct VerdictItem {
+  std::string fault, restart, node_action, host, gpu, xid_resolution, summary;
+  friend bool operator==(const VerdictItem&, const VerdictItem&) = default;
+};
+
 struct DiagnosticItem {
   Range range;
   Severity severity = Severity::kHint;
@@ -58,6 +65,7 @@ struct DiagnosticItem {
   std::string host;
   std::optional<double> confidence;
   std::size_t event = 0;
+  std::optional<VerdictItem> verdict;
   friend bool operator==(const DiagnosticItem&, const DiagnosticItem&) = default;
 };
 

@@ -615,6 +615,14 @@ json LspServer::diagnostic_json(const DiagnosticItem& d) const {
             {"source", "firstfault"},
             {"message", d.message},
             {"data", diagnostic_data(d, std::move(env))}};
+  if (d.verdict) {
+    const VerdictItem& v = *d.verdict;
+    json vj = {{"fault", v.fault}, {"restart", v.restart}, {"node_action", v.node_action},
+               {"host", v.host.empty() ? json(nullptr) : json(v.host)},
+               {"gpu", v.gpu.empty() ? json(nullptr) : json(v.gpu)}, {"summary", v.summary}};
+    if (!v.xid_resolution.empty()) vj["xid_resolution"] = v.xid_resolution;
+    j["data"]["verdict"] = std::move(vj);
+  }
   if (!related.empty()) j["relatedInformation"] = related;
   return j;
 }

@@ -9,6 +9,7 @@
 
 #include "analysis/catalog.hpp"
 #include "analysis/diagnosis.hpp"
+#include "evidence/ras_report.hpp"
 
 namespace ff::report {
 
@@ -31,10 +32,25 @@ std::size_t utf16_units(std::string_view s);
 struct TextOptions {
   bool color = false;
   std::size_t max_collateral_groups = 8;
+  // Sections rendered from evidence beyond the logs (ras_text), shown before the category.
+  std::string appendix;
 };
 
 std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& a,
                     const TextOptions& options);
+
+// NCCL RAS client output read beside the logs (evidence/ras_report.hpp), by file.
+struct RasInput {
+  std::string file;
+  evidence::RasReport report;
+};
+
+// The `ras` array of docs/JSON.md: per file, the communicators with the ranks behind, ahead
+// and missing, dead processes, monitor events and the conclusions.
+nlohmann::json ras_json(const std::vector<RasInput>& inputs);
+
+// The "NCCL RAS" section of the text report (empty without inputs).
+std::string ras_text(const std::vector<RasInput>& inputs, bool color);
 
 // The link of a rule's entry in the public catalog page.
 std::string catalog_anchor(const std::string& rule_id);

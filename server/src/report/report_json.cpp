@@ -37,6 +37,23 @@ json evidence_json(const analysis::Analysis& a, const analysis::Event& e, const 
   return j;
 }
 
+// The verdict object of docs/JSON.md (added within version 1).
+json verdict_json(const analysis::Verdict& v) {
+  json j = json::object();
+  j["fault"] = analysis::fault_domain_name(v.fault);
+  j["restart"] = analysis::restart_outlook_name(v.restart);
+  j["node_action"] = analysis::node_action_name(v.node);
+  j["host"] = v.host.empty() ? json(nullptr) : json(v.host);
+  j["gpu"] = v.gpu.empty() ? json(nullptr) : json(v.gpu);
+  if (!v.resolution.empty()) {
+    j["xid"] = v.xid.empty() ? json(nullptr) : json(v.xid);
+    j["xid_resolution"] = v.resolution;
+  }
+  j["summary"] = analysis::verdict_summary(v);
+  j["reason"] = v.reason;
+  return j;
+}
+
 json captures_json(const analysis::Event& e) {
   json c = json::object();
   for (const auto& cap : e.captures) c[cap.name] = cap.value;
@@ -67,6 +84,7 @@ json to_json(const analysis::Catalog& catalog, const analysis::Analysis& a) {
     dj["initiating"]["text"] = init.text;
     if (auto peer = init.capture("peer"); !peer.empty()) dj["initiating"]["peer"] = peer;
     dj["reasoning"] = d.reasoning;
+    dj["verdict"] = verdict_json(d.verdict);
     dj["indicates"] = r.indicates;
     dj["captures"] = captures_json(init);
     json ev = json::array();
@@ -101,6 +119,7 @@ json to_json(const analysis::Catalog& catalog, const analysis::Analysis& a) {
     out["diagnoses"].push_back(std::move(dj));
   }
   out["only_victims"] = a.only_victims;
+  out["verdict"] = verdict_json(a.verdict);
   json ctx = json::array();
   std::size_t shown = 0;
   for (std::size_t i : a.context) {

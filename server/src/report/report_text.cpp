@@ -82,6 +82,7 @@ std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& 
         << " (optional components probed, not failures), e.g.:\n    "
         << clip(a.events[a.context.front()].text, 160) << "\n";
     findings_text(catalog, a, st, o);
+    if (!options.appendix.empty()) o << "\n" << options.appendix;
     o << "category: none\n";
     return o.str();
   }
@@ -102,6 +103,8 @@ std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& 
       << (e.capture("peer").empty() ? "" : " Peer named: " + std::string(e.capture("peer")))
       << "\n";
   o << "\n" << st.bold() << "What it means: " << st.reset() << r.indicates << "\n";
+  o << "\n" << st.bold() << "Verdict: " << st.reset() << analysis::verdict_summary(d.verdict) << "\n";
+  o << st.dim() << "    (" << d.verdict.reason << ")" << st.reset() << "\n";
   if (!d.collateral.empty()) {
     std::map<std::size_t, std::vector<std::size_t>> groups;
     for (std::size_t i : d.collateral) groups[a.events[i].rule].push_back(i);
@@ -151,6 +154,7 @@ std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& 
     for (const auto& x : r.related) o << "  " << x.rule << ": " << x.distinguish << "\n";
   }
   findings_text(catalog, a, st, o);
+  if (!options.appendix.empty()) o << "\n" << options.appendix;
   o << "\ncategory: " << d.category << "\n";
   return o.str();
 }

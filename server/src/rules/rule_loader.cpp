@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "analysis/taxonomy.hpp"
+#include "analysis/verdict.hpp"
 #include "jsonio/json_reader.hpp"
 #include "rules/builtin_rules.hpp"
 
@@ -31,7 +32,7 @@ const std::set<std::string>& known_fields() {
   static const std::set<std::string> f = {
       "$schema", "id", "category", "title", "role", "weight", "benign", "patterns", "exclude",
       "indicates", "mechanisms", "checks", "fix", "verify", "related", "versions",
-      "examples", "cross_rank", "explains", "decode", "sources"};
+      "examples", "cross_rank", "explains", "decode", "sources", "verdict"};
   return f;
 }
 
@@ -282,6 +283,38 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
   else if (!decode.empty())
     r.fail("decode", "must be 'exit-status' or 'nccl-source'");
   rule.sources = r.strings(j, "sources", "sources", false);
+  if (auto it = j.find("verdict"); it != j.end()) {
+    if (!it->is_object()) {
+      r.fail("verdict", "must be an object with 'fault', 'restart', 'node' or 'xid_resolution'");
+    } else {
+      for (auto k = it->begin(); k != it->end(); ++k)
+        if (k.key() != "fault" && k.key() != "restart" && k.key() != "node" &&
+            k.key() != "xid_resolution")
+          r.fail("verdict." + k.key(), "unknown field");
+      auto& v = rule.verdict;
+      v.fault = r.str(*it, "fault", "verdict.fault", false);
+      if (!v.fault.empty() && !analysis::parse_fault_domain(v.fault))
+        r.fail("verdict.fault", "must be 'workload', 'infrastructure' or 'undetermined'");
+      v.restart = r.str(*it, "restart", "verdict.restart", false);
+      if (!v.restart.empty() && !analysis::parse_restart_outlook(v.restart))
+        r.fail("verdict.restart", "must be 'may-succeed', 'will-fail' or 'after-node-action'");
+      v.node = r.str(*it, "node", "verdict.node", false);
+      if (!v.node.empty() && !analysis::parse_node_action(v.node))
+        r.fail("verdict.node", "must be 'none', 'reset-gpu' or 'drain-and-service'");
+      if (auto x = it->find("xid_resolution"); x != it->end()) {
+        if (!x->is_object()) r.fail("verdict.xid_resolution", "must be an object: Xid code -> bucket");
+        for (auto b = x->begin(); x->is_object() && b != x->end(); ++b) {
+          if (!b->is_string() || !analysis::is_xid_resolution(b->get<std::string>())) {
+            r.fail("verdict.xid_resolution." + b.key(),
+                   "must name a resolution bucket of NVIDIA's Xid catalog (RESTART_APP, "
+                   "RESET_GPU, RESTART_BM, ...)");
+            continue;
+          }
+          v.xid_resolution.emplace_back(b.key(), b->get<std::string>());
+        }
+      }
+    }
+  }
   if (!r.ok) return false;
   out = std::move(rule);
   return true;
@@ -418,6 +451,18 @@ std::string rule_to_json(const analysis::Rule& r) {
   if (r.decode == analysis::Decode::kExitStatus) j["decode"] = "exit-status";
   if (r.decode == analysis::Decode::kNcclSource) j["decode"] = "nccl-source";
   if (!r.sources.empty()) j["sources"] = r.sources;
+  if (!r.verdict.empty()) {
+    json v = json::object();
+    if (!r.verdict.fault.empty()) v["fault"] = r.verdict.fault;
+    if (!r.verdict.restart.empty()) v["restart"] = r.verdict.restart;
+    if (!r.verdict.node.empty()) v["node"] = r.verdict.node;
+    if (!r.verdict.xid_resolution.empty()) {
+      json x = json::object();
+      for (const auto& [code, bucket] : r.verdict.xid_resolution) x[code] = bucket;
+      v["xid_resolution"] = x;
+    }
+    j["verdict"] = v;
+  }
   j["examples"] = {{"match", r.examples_match}, {"no_match", r.examples_no_match}};
   return j.dump(2);
 }

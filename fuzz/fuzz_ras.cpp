@@ -1,0 +1,24 @@
+// libFuzzer: the NCCL RAS reader (ncclras text report, -f json, monitor events in text and
+// JSON). Any bytes give a report or an error with a line; never a crash, a loop or a leak.
+// The report is also rendered, as `analyze` does with it.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <variant>
+
+#include "evidence/ras_report.hpp"
+#include "report/report.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  (void)ff::evidence::looks_like_ras(text);
+  auto parsed = ff::evidence::parse_ras(text);
+  if (auto* r = std::get_if<ff::evidence::RasReport>(&parsed)) {
+    std::vector<ff::report::RasInput> in{{"fuzz", std::move(*r)}};
+    (void)ff::report::ras_json(in).dump();
+    (void)ff::report::ras_text(in, false);
+  } else if (std::get<ff::evidence::RasParseError>(parsed).line == 0) {
+    __builtin_trap();  // errors always name a line
+  }
+  return 0;
+}
