@@ -16,6 +16,10 @@ import {
   ServerOptions,
   State,
   TransportKind,
+  WorkDoneProgress,
+  WorkDoneProgressBegin,
+  WorkDoneProgressEnd,
+  WorkDoneProgressReport,
 } from "vscode-languageclient/node";
 import { FirstfaultSettings, ServerLaunch, serverLaunch } from "./pure/serverArgs";
 
@@ -94,6 +98,8 @@ export class ServerHost implements vscode.Disposable {
   readonly log: vscode.OutputChannel;
   readonly trace: vscode.OutputChannel;
   private launch: ServerLaunch | undefined;
+  /** Called each time a server (re)starts running, also after an automatic restart. */
+  onRunning: (() => void) | undefined;
 
   constructor(private readonly context: vscode.ExtensionContext, private readonly onReportCommand: (markdown: string, uri: string) => void) {
     this.log = vscode.window.createOutputChannel("firstfault");
@@ -146,6 +152,10 @@ export class ServerHost implements vscode.Disposable {
     };
     const client = new LanguageClient("firstfault", "firstfault", serverOptions, clientOptions);
     this.client = client;
+    // A restarted server knows none of the files the previous one read from disk.
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Running && this.client === client) this.onRunning?.();
+    });
     try {
       await client.start();
       this.log.appendLine(`[client] server ${client.initializeResult?.serverInfo?.name ?? "?"} ${client.initializeResult?.serverInfo?.version ?? ""} running`);
@@ -197,6 +207,21 @@ export class ServerHost implements vscode.Disposable {
       if (!(await this.start()) || !this.running()) throw new Error("the firstfault language server is not running");
     }
     return (await this.client!.sendRequest(ExecuteCommandRequest.type, { command, arguments: args })) as T;
+  }
+
+  /**
+   * workspace/executeCommand with a work-done token: `onProgress` gets the server's $/progress
+   * values, and `cancel` sends $/cancelRequest.
+   */
+  async executeWithProgress<T>(command: string, args: unknown[], onProgress: (v: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd) => void, cancel: vscode.CancellationToken): Promise<T> {
+    if (!this.running()) throw new Error("the firstfault language server is not running");
+    const token = `firstfault-${command}-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    const sub = this.client!.onProgress(WorkDoneProgress.type, token, onProgress);
+    try {
+      return (await this.client!.sendRequest(ExecuteCommandRequest.type, { command, arguments: args, workDoneToken: token }, cancel)) as T;
+    } finally {
+      sub.dispose();
+    }
   }
 
   serverCommands(): string[] {

@@ -1,6 +1,12 @@
 // Capturing terminal commands through shell integration, and the selection fallback.
 import * as vscode from "vscode";
-import { BoundedBuffer, CommandHistory, CommandRecord, DEFAULT_MAX_CHARS, offerAction, stripTerminalEscapes } from "./pure/terminalBuffer";
+import { BoundedBuffer, CommandHistory, CommandRecord, DEFAULT_MAX_CHARS, stripTerminalEscapes } from "./pure/terminalBuffer";
+import { analyseCommand, commandOutcome, rootCauseLine, TextReport } from "./pure/terminalOffer";
+
+/** A command's output analysed by the server (firstfault.diagnoseText). */
+export interface CommandAnalysis {
+  report?: TextReport;
+}
 
 interface Reading {
   buffer: BoundedBuffer;
@@ -12,7 +18,11 @@ export class TerminalWatcher implements vscode.Disposable {
   private readonly reading = new Map<vscode.TerminalShellExecution, Reading>();
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor(private readonly log: vscode.OutputChannel, private readonly diagnose: (r: CommandRecord) => Promise<void>) {
+  constructor(
+    private readonly log: vscode.OutputChannel,
+    private readonly analyse: (r: CommandRecord) => Promise<CommandAnalysis>,
+    private readonly show: (r: CommandRecord, a: CommandAnalysis) => Promise<void>,
+  ) {
     // Both events exist from VS Code 1.93; guard anyway for other hosts.
     const w = vscode.window as Partial<typeof vscode.window>;
     if (w.onDidStartTerminalShellExecution && w.onDidEndTerminalShellExecution) {
@@ -48,13 +58,29 @@ export class TerminalWatcher implements vscode.Disposable {
     };
     this.history.add(record);
     const setting = vscode.workspace.getConfiguration("firstfault").get<string>("terminal.offer", "ask");
-    const action = offerAction(setting, e.exitCode);
-    this.log.appendLine(`[terminal] '${record.commandLine}' ended with ${e.exitCode ?? "unknown"} (${record.output.length} chars): ${action}`);
-    if (action === "diagnose") await this.diagnose(record);
-    else if (action === "ask") {
-      const short = record.commandLine.length > 60 ? record.commandLine.slice(0, 59) + "…" : record.commandLine;
-      const pick = await vscode.window.showWarningMessage(`'${short}' failed with exit status ${e.exitCode}. Diagnose it with firstfault?`, "Diagnose", "Never Ask");
-      if (pick === "Diagnose") await this.diagnose(record);
+    if (!analyseCommand(setting, e.exitCode)) {
+      this.log.appendLine(`[terminal] '${record.commandLine}' ended with ${e.exitCode ?? "unknown"}: not analysed`);
+      return;
+    }
+    // The output is analysed first (on a server worker); only a failure firstfault found is
+    // worth interrupting the user for.
+    let analysis: CommandAnalysis;
+    try {
+      analysis = await this.analyse(record);
+    } catch (err) {
+      this.log.appendLine(`[terminal] analysis of '${record.commandLine}' failed: ${err instanceof Error ? err.message : err}`);
+      return;
+    }
+    const rootCause = rootCauseLine(analysis.report);
+    const outcome = commandOutcome(setting, record.commandLine, e.exitCode, rootCause);
+    this.log.appendLine(`[terminal] '${record.commandLine}' ended with ${e.exitCode ?? "unknown"} (${record.output.length} chars): ${rootCause ?? "no failure found"} -> ${outcome.kind}`);
+    if (outcome.kind === "note") {
+      vscode.window.setStatusBarMessage(outcome.message, 8000);
+    } else if (outcome.kind === "show") {
+      await this.show(record, analysis);
+    } else {
+      const pick = await vscode.window.showWarningMessage(outcome.message, "Show Report", "Never Ask");
+      if (pick === "Show Report") await this.show(record, analysis);
       if (pick === "Never Ask") await vscode.workspace.getConfiguration("firstfault").update("terminal.offer", "off", vscode.ConfigurationTarget.Global);
     }
   }
@@ -65,8 +91,14 @@ export class TerminalWatcher implements vscode.Disposable {
   }
 }
 
-/** The active terminal's selection, through the clipboard (restored afterwards). */
+/**
+ * The active terminal's selection: Terminal.selection if the host ever gives it to this
+ * extension (a proposed API today, microsoft/vscode#188173), else through the clipboard
+ * (restored afterwards).
+ */
 export async function terminalSelectionText(): Promise<string> {
+  const direct = (vscode.window.activeTerminal as { selection?: unknown } | undefined)?.selection;
+  if (typeof direct === "string") return direct;
   const before = await vscode.env.clipboard.readText();
   const marker = `\u0000firstfault-${Date.now()}`;
   await vscode.env.clipboard.writeText(marker);

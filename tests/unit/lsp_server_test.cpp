@@ -3,6 +3,7 @@
 // arrive. Covers issue 17's defects 1 (one analysis per document version), 2 (every request
 // answered exactly once, including around shutdown and exit) and 3 (no slow work on the
 // protocol thread).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <condition_variable>
@@ -13,9 +14,13 @@
 #include <sstream>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <unistd.h>
 #include <thread>
 
 #include "builtin_catalog.hpp"
+#include "cli/lsp_disk_reader.hpp"
 #include "lsp/lsp_server.hpp"
 
 using namespace ff;
@@ -79,10 +84,12 @@ struct Client {
   json init_options;
 
   explicit Client(std::shared_ptr<BindingEditProvider> binding = nullptr,
-                  json init_options = json::object())
+                  json init_options = json::object(),
+                  const std::function<void(ServerOptions&)>& configure = nullptr)
       : init_options(std::move(init_options)) {
     ServerOptions o;
     o.binding = std::move(binding);
+    if (configure) configure(o);
     o.before_work = [this] { work_gate.pass(); };
     o.exit_process = [this](int code) {
       std::lock_guard<std::mutex> lock(mu);
@@ -193,9 +200,10 @@ json pull(int id) {
   return request(id, "textDocument/diagnostic", {{"textDocument", {{"uri", kUri}}}});
 }
 
-void initialize(Client& c) {
+void initialize(Client& c, json capabilities = json::object()) {
   c.send({request(1, "initialize",
-                  {{"capabilities", json::object()}, {"initializationOptions", c.init_options}}),
+                  {{"capabilities", std::move(capabilities)},
+                   {"initializationOptions", c.init_options}}),
           notification("initialized")});
   REQUIRE(c.wait([](const std::vector<json>& r) { return !r.empty(); }));
 }
@@ -427,4 +435,292 @@ TEST_CASE("lsp server: maskHostNames masks reports in the server", "[lsp]") {
     CHECK(outputs[true][i].find(host) == std::string::npos);
     CHECK(outputs[true][i].find("host-1") != std::string::npos);
   }
+}
+
+// Issue 18: each diagnostic reaches the client once. VS Code's language client keeps pushed
+// and pulled diagnostics in two collections and counts both in the Problems badge.
+
+namespace {
+
+// What VS Code's language client (vscode-languageclient 9) declares.
+json pulling_client() {
+  return {{"textDocument", {{"diagnostic", {{"dynamicRegistration", true},
+                                            {"relatedDocumentSupport", false}}}}},
+          {"workspace", {{"diagnostics", {{"refreshSupport", true}}}}}};
+}
+
+std::size_t n_method(const std::vector<json>& r, const std::string& method,
+                     const std::string& uri = "") {
+  std::size_t n = 0;
+  for (const auto& m : r)
+    if (m.value("method", "") == method &&
+        (uri.empty() || (m.contains("params") && m["params"].value("uri", "") == uri)))
+      ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("lsp server: a client that cannot pull gets diagnostics pushed only", "[lsp]") {
+  for (json caps : {json::object(),
+                    // diagnostic pull without refresh: cross-file changes could not reach it
+                    json{{"textDocument", {{"diagnostic", json::object()}}}}}) {
+    INFO(caps.dump());
+    Client c;
+    initialize(c, caps);
+    CHECK_FALSE(c.replies_to(1)[0]["result"]["capabilities"].contains("diagnosticProvider"));
+    c.send({open_log(sample_log())});
+    REQUIRE(c.wait([](const std::vector<json>& r) { return n_publications(r, kUri, 1) == 1; }));
+    REQUIRE(c.sync());
+    CHECK(c.wait([](const std::vector<json>& r) {
+      return n_method(r, "workspace/diagnostic/refresh") == 0;
+    }, 100));
+  }
+}
+
+TEST_CASE("lsp server: a client that pulls gets no pushed diagnostics, and a refresh", "[lsp]") {
+  Client c;
+  initialize(c, pulling_client());
+  auto caps = c.replies_to(1)[0]["result"]["capabilities"];
+  REQUIRE(caps.contains("diagnosticProvider"));
+  CHECK(caps["diagnosticProvider"]["interFileDependencies"] == true);
+  c.send({open_log(sample_log()), pull(2)});
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 2) == 1; }));
+  CHECK(c.replies_to(2)[0]["result"]["items"].size() > 0);
+  // The analysis's results are announced by a refresh request, not by a publication.
+  REQUIRE(c.wait([](const std::vector<json>& r) {
+    return n_method(r, "workspace/diagnostic/refresh") >= 1;
+  }));
+  json refresh;
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    for (const auto& m : c.received)
+      if (m.value("method", "") == "workspace/diagnostic/refresh") refresh = m;
+  }
+  REQUIRE(refresh.contains("id"));
+  // The client's answer to the server's request is taken quietly.
+  c.send({{{"jsonrpc", "2.0"}, {"id", refresh["id"]}, {"result", nullptr}}});
+  // A second log changes the first one's diagnostics (one job): one more refresh.
+  std::size_t before = 0;
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    before = n_method(c.received, "workspace/diagnostic/refresh");
+  }
+  c.send({notification("textDocument/didOpen",
+                       {{"textDocument", {{"uri", "file:///tmp/ff-lsp-server-test/rank1.log"},
+                                          {"languageId", "log"},
+                                          {"version", 1},
+                                          {"text", sample_log()}}}}),
+          notification("textDocument/didClose", {{"textDocument", {{"uri", kUri}}}})});
+  REQUIRE(c.wait([&](const std::vector<json>& r) {
+    return n_method(r, "workspace/diagnostic/refresh") > before;
+  }));
+  REQUIRE(c.sync());
+  std::lock_guard<std::mutex> lock(c.mu);
+  CHECK(n_method(c.received, "textDocument/publishDiagnostics") == 0);  // not even on close
+}
+
+// Issue 18: a log the editor does not synchronize (VS Code hands no document above 50 MB to
+// extensions) is read from disk by the server, through the CLI's mapped inputs, published
+// for its URI and followed as it grows.
+
+namespace {
+
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    path = std::filesystem::temp_directory_path() /
+           ("ff-lsp-disk-" + std::to_string(::getpid()) + "-" +
+            std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+// Lines of a healthy training run: no failure, and more bytes than the server accepts in
+// one message (ServerOptions::max_message below), so no didOpen could have carried them.
+std::string healthy_lines(std::size_t bytes) {
+  std::string s;
+  for (int step = 0; s.size() < bytes; ++step)
+    s += "[rank0]: step " + std::to_string(step) + " loss 2.3" + std::to_string(step % 10) +
+         " lr 0.0003 tokens/s 51234\n";
+  return s;
+}
+
+void append_file(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary | std::ios::app);
+  out << text;
+}
+
+json execute(int id, const std::string& command, json arg) {
+  return request(id, "workspace/executeCommand",
+                 {{"command", command}, {"arguments", json::array({std::move(arg)})}});
+}
+
+// The diagnostics of the latest publication for `uri` (none: null).
+json latest_publication(Client& c, const std::string& uri) {
+  std::lock_guard<std::mutex> lock(c.mu);
+  json last;
+  for (const auto& m : c.received)
+    if (m.value("method", "") == "textDocument/publishDiagnostics" &&
+        m["params"]["uri"] == uri)
+      last = m["params"];
+  return last;
+}
+
+bool has_root_cause(const json& publication) {
+  if (publication.is_null()) return false;
+  for (const auto& d : publication["diagnostics"])
+    if (d["data"]["role"] == "initiating") return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("lsp server: a file read from disk is published, reported and followed as it grows",
+          "[lsp]") {
+  constexpr std::size_t kLimit = 64 * 1024;
+  TempDir dir;
+  auto file = dir.path / "night.log";
+  append_file(file, healthy_lines(4 * kLimit));
+  const auto size = std::filesystem::file_size(file);
+  REQUIRE(size > kLimit);
+  // Pushed even to a client that pulls: it has no document to pull for.
+  Client c(nullptr, json::object(), [&](ServerOptions& o) {
+    o.max_message = kLimit;
+    o.disk_reader = cli::make_lsp_disk_reader();
+    o.watch_ms = 50;
+  });
+  initialize(c, pulling_client());
+  const std::string uri = path_to_uri(file.string());
+  c.send({execute(2, "firstfault.analyzeFile", {{"path", file.string()}})});
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 2) == 1; }));
+  auto reply = c.replies_to(2)[0];
+  REQUIRE(reply.contains("result"));
+  CHECK(reply["result"]["uri"] == uri);
+  CHECK(reply["result"]["bytes"] == size);
+  REQUIRE(c.wait([&](const std::vector<json>& r) {
+    return n_method(r, "textDocument/publishDiagnostics", uri) >= 1;
+  }));
+  CHECK_FALSE(has_root_cause(latest_publication(c, uri)));  // healthy so far
+
+  // The job fails: the failure is appended on disk, and found with no request.
+  const std::string failure = sample_log();
+  append_file(file, failure);
+  bool found = false;
+  for (int i = 0; i < 100 && !found; ++i) {
+    found = has_root_cause(latest_publication(c, uri));
+    if (!found) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  REQUIRE(found);
+  json pub = latest_publication(c, uri);
+  std::uint32_t root_line = 0;
+  for (const auto& d : pub["diagnostics"])
+    if (d["data"]["role"] == "initiating") root_line = d["range"]["start"]["line"];
+  // Its line numbers are those of the whole file, not of the appended piece.
+  CHECK(root_line > static_cast<std::uint32_t>(std::count(failure.begin(), failure.end(), '\n')));
+
+  // Hover and report work on it as on an open log.
+  c.send({request(3, "textDocument/hover",
+                  {{"textDocument", {{"uri", uri}}},
+                   {"position", {{"line", root_line}, {"character", 0}}}}),
+          execute(4, "firstfault.report", {{"uri", uri}})});
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 3) && n_replies(r, 4); }));
+  CHECK_FALSE(c.replies_to(3)[0]["result"].is_null());
+  std::string md = c.replies_to(4)[0]["result"].value("markdown", "");
+  CHECK(md.find("night.log") != std::string::npos);
+
+  // The client opens it after all (a small file): its text wins, the pushed diagnostics
+  // are withdrawn (it pulls them now), and the file is no longer followed.
+  c.send({notification("textDocument/didOpen",
+                       {{"textDocument",
+                         {{"uri", uri}, {"languageId", "log"}, {"version", 1}, {"text", "x\n"}}}}),
+          execute(5, "firstfault.forgetFile", {{"uri", uri}})});
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 5) == 1; }));
+  CHECK(c.replies_to(5)[0]["result"]["forgotten"] == false);
+  json last = latest_publication(c, uri);
+  CHECK(last["diagnostics"].empty());
+}
+
+TEST_CASE("lsp server: analyzeFile refuses what analyze refuses, naming the file", "[lsp]") {
+  TempDir dir;
+  Client c(nullptr, json::object(),
+           [&](ServerOptions& o) { o.disk_reader = cli::make_lsp_disk_reader(); });
+  initialize(c);
+  auto missing = (dir.path / "missing.log").string();
+  c.send({execute(2, "firstfault.analyzeFile", {{"path", dir.path.string()}}),
+          execute(3, "firstfault.analyzeFile", {{"path", missing}}),
+          execute(4, "firstfault.analyzeFile", {{"uri", "untitled:Untitled-1"}}),
+          execute(5, "firstfault.forgetFile", {{"path", missing}})});
+  REQUIRE(c.wait([](const std::vector<json>& r) {
+    return n_replies(r, 2) && n_replies(r, 3) && n_replies(r, 4) && n_replies(r, 5);
+  }));
+  for (int id : {2, 3, 4}) REQUIRE(c.replies_to(id)[0].contains("error"));
+  CHECK(c.replies_to(2)[0]["error"]["message"].get<std::string>().find("directory") !=
+        std::string::npos);
+  CHECK(c.replies_to(3)[0]["error"]["message"].get<std::string>().find(missing) !=
+        std::string::npos);
+  CHECK(c.replies_to(5)[0]["result"]["forgotten"] == false);
+}
+
+// Issue 18: a folder of per-rank logs is one job: read on a worker with $/progress after each
+// file, added at once for one analysis, and cancellable between files.
+TEST_CASE("lsp server: a folder is read as one job, with progress", "[lsp]") {
+  TempDir dir;
+  append_file(dir.path / "rank0.log", healthy_lines(4096));
+  append_file(dir.path / "rank1.log", sample_log());
+  append_file(dir.path / "train.py", "print('not a log')\n");
+  std::filesystem::create_directories(dir.path / "sub.log");  // a folder with a log's name
+  Client c(nullptr, json::object(), [&](ServerOptions& o) {
+    o.disk_reader = cli::make_lsp_disk_reader();
+    o.watch_ms = 60000;
+  });
+  initialize(c);
+  json folder = execute(2, "firstfault.analyzeFolder", {{"path", dir.path.string()}});
+  folder["params"]["workDoneToken"] = "folder-1";
+  c.send({folder});
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 2) == 1; }));
+  auto reply = c.replies_to(2)[0];
+  REQUIRE(reply.contains("result"));
+  const std::string rank0 = path_to_uri((dir.path / "rank0.log").string());
+  const std::string rank1 = path_to_uri((dir.path / "rank1.log").string());
+  CHECK(reply["result"]["files"] == json::array({rank0, rank1}));
+  // One job: the root cause is in rank1.log, and rank0.log is published too.
+  REQUIRE(c.wait([&](const std::vector<json>& r) {
+    return n_method(r, "textDocument/publishDiagnostics", rank1) >= 1 &&
+           n_method(r, "textDocument/publishDiagnostics", rank0) >= 1;
+  }));
+  CHECK(has_root_cause(latest_publication(c, rank1)));
+  std::vector<std::string> kinds;
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    for (const auto& m : c.received)
+      if (m.value("method", "") == "$/progress" && m["params"]["token"] == "folder-1")
+        kinds.push_back(m["params"]["value"]["kind"]);
+  }
+  CHECK(kinds == std::vector<std::string>{"begin", "report", "report", "end"});
+}
+
+TEST_CASE("lsp server: a cancelled folder job is answered at once and adds nothing", "[lsp]") {
+  TempDir dir;
+  for (int i = 0; i < 4; ++i)
+    append_file(dir.path / ("rank" + std::to_string(i) + ".log"), sample_log());
+  Client c(nullptr, json::object(),
+           [&](ServerOptions& o) { o.disk_reader = cli::make_lsp_disk_reader(); });
+  initialize(c);
+  c.work_gate.close();  // the job waits before it lists the folder
+  c.send({execute(2, "firstfault.analyzeFolder", {{"uri", path_to_uri(dir.path.string())}})});
+  REQUIRE(c.work_gate.wait_started(1));
+  c.send({notification("$/cancelRequest", {{"id", 2}})});
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 2) == 1; }));
+  CHECK(c.replies_to(2)[0]["error"]["code"] == kRequestCancelled);
+  c.work_gate.release();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  REQUIRE(c.sync());
+  std::lock_guard<std::mutex> lock(c.mu);
+  CHECK(n_method(c.received, "textDocument/publishDiagnostics") == 0);
+  CHECK(c.server->replied_twice() == 0);
 }

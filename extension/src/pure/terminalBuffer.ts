@@ -98,16 +98,6 @@ export function classifyExit(exitCode: number | undefined): ExitKind {
   return exitCode === 0 ? "success" : "failure";
 }
 
-export type OfferSetting = "off" | "ask" | "always";
-
-/** What to do when a command ends: nothing, ask the user, or diagnose at once. */
-export function offerAction(setting: string | undefined, exitCode: number | undefined): "none" | "ask" | "diagnose" {
-  if (classifyExit(exitCode) !== "failure") return "none";
-  if (setting === "always") return "diagnose";
-  if (setting === "off") return "none";
-  return "ask"; // the default, and anything unrecognised
-}
-
 export interface CommandRecord {
   commandLine: string;
   exitCode: number | undefined;

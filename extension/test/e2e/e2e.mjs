@@ -116,6 +116,21 @@ try {
     return lines[0]?.slice(0, 100);
   });
 
+  await check("the Problems badge counts each diagnostic once", async () => {
+    // The server sends each diagnostic one way (pulled here: vscode-languageclient declares
+    // pull with refresh); pushed and pulled copies would sit in two collections, and the
+    // badge would count both while the file's group lists each once.
+    const badge = page.locator(".part.panel .composite-bar .action-item").filter({ hasText: "Problems" }).locator(".badge-content");
+    const group = page.locator(".markers-panel .monaco-list-row").filter({ hasText: "train-2006.log" }).first().locator(".monaco-count-badge");
+    const counts = await until("the Problems badge and the file's count", async () => {
+      const b = Number((await badge.first().innerText()).trim());
+      const g = Number((await group.innerText()).trim());
+      return b > 0 && g > 0 ? { b, g } : null;
+    }, 10000);
+    if (counts.b !== counts.g) throw new Error(`badge ${counts.b}, train-2006.log lists ${counts.g}`);
+    return `badge ${counts.b} = ${counts.g} listed for train-2006.log`;
+  });
+
   await check("the status bar shows the root cause and the initiating rank", async () => {
     const item = page.locator(".statusbar-item").filter({ hasText: "gpu-oom" });
     const t = await until("the status-bar item", async () => (await item.count()) > 0 && (await item.first().innerText()), 20000);
@@ -291,6 +306,49 @@ try {
     const line = edited.split("\n").find((l) => l.includes("torchrun")) || "";
     if (!/--no_python/.test(line) || !/firstfault-bind\.sh/.test(line)) throw new Error(`launch line: ${line}`);
     return `${(content.match(/=mlx5_\d+:1/g) || []).slice(0, 3).join(" ")}; launch.sh: ${line.trim().slice(0, 90)}`;
+  });
+
+  await check("a 200 MB log opened from the explorer gets its diagnostics within 5 s (read by the server)", async () => {
+    // VS Code shows "the file is very large" and gives the extension no document: the tab
+    // alone tells the extension, which asks the server to read the file (firstfault.analyzeFile).
+    const status = page.locator(".statusbar-item").filter({ hasText: /firstfault: no root cause|·/ });
+    if ((await status.count()) > 0) throw new Error(`a status item is already shown: ${await status.first().innerText()}`);
+    await palette("View: Show Explorer");
+    const row = page.locator(".explorer-folders-view .monaco-list-row").filter({ hasText: "night-200mb.log" }).first();
+    await row.waitFor({ state: "visible" });
+    const t0 = Date.now();
+    await row.click();
+    const text = await until("the status bar to show the large log's diagnosis", async () => (await status.count()) > 0 && (await status.first().innerText()), 30000, 100);
+    const ms = Date.now() - t0;
+    await palette("View: Focus Problems");
+    const problems = await until("night-200mb.log in Problems", async () => {
+      const t = await problemsText();
+      return /night-200mb\.log/.test(t) ? t : null;
+    }, 10000);
+    await snap(page, "large-log-problems");
+    if (ms > 5000) throw new Error(`took ${ms} ms`);
+    return `${ms} ms from the click; status: ${text.trim()}; Problems names it: ${/night-200mb\.log/.test(problems)}`;
+  });
+
+  await check("appending a failure to the 200 MB log on disk updates its diagnostics", async () => {
+    // No editor holds the file: the server polls it, reads what it grew by and publishes
+    // again. The appended traceback adds diagnostics, so the Problems badge grows.
+    const badge = page.locator(".part.panel .composite-bar .action-item").filter({ hasText: "Problems" }).locator(".badge-content");
+    const count = async () => Number((await badge.first().innerText()).trim());
+    await palette("View: Focus Problems");
+    const b0 = await until("the Problems badge", async () => (await count()) || null, 10000);
+    await sleep(1500); // nothing else changes it meanwhile
+    if ((await count()) !== b0) throw new Error(`the badge moved by itself: ${b0} -> ${await count()}`);
+    const t0 = Date.now();
+    fs.appendFileSync(path.join(WS, "night-200mb.log"), TRACEBACK);
+    const b1 = await until("the Problems badge to change", async () => {
+      const n = await count();
+      return n !== b0 ? n : null;
+    }, 20000, 100);
+    const ms = Date.now() - t0;
+    await snap(page, "large-log-appended");
+    if (b1 < b0) throw new Error(`the badge fell from ${b0} to ${b1}`);
+    return `badge ${b0} -> ${b1}, ${ms} ms after the append`;
   });
 } finally {
   await snap(page, "final").catch(() => {});

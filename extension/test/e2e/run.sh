@@ -58,6 +58,19 @@ rm -f "$OUT"/*.png "$OUT"/*.txt
 cp "$REPO/tests/corpus/funasr-2006/log.txt" "$WS/train-2006.log"
 cp "$REPO/tests/corpus/nccl-897/log.txt" "$WS/gdr-897.log"
 cp "$REPO/tests/data/topologies/synthetic/server-8gpu-8nic-crossed.xml" "$WS/node-topology.xml"
+# A 200 MB log (a night of NCCL_DEBUG=INFO, then a real failure, horovod#3929): VS Code hands
+# no document above 50 MB to extensions, so only the server's own read of the file can
+# diagnose it.
+python3 - "$WS/night-200mb.log" "$REPO/tests/corpus/horovod-3929/log.txt" <<'PY'
+import sys
+line = b"node1:1234:1301 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read\n"
+chunk = line * 16384
+with open(sys.argv[1], "wb") as f:
+    for _ in range(200 * 1024 * 1024 // len(chunk) + 1):
+        f.write(chunk)
+    with open(sys.argv[2], "rb") as failure:
+        f.write(failure.read())
+PY
 cat > "$WS/launch.sh" <<'SH'
 #!/bin/sh
 # Launch script of the job: sources the environment fix that firstfault writes.

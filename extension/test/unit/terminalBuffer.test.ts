@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import { BoundedBuffer, classifyExit, CommandHistory, commandDiagnosisText, offerAction, stripTerminalEscapes } from "../../src/pure/terminalBuffer";
+import { BoundedBuffer, classifyExit, CommandHistory, commandDiagnosisText, stripTerminalEscapes } from "../../src/pure/terminalBuffer";
 
 test("BoundedBuffer keeps everything under the limit", () => {
   const b = new BoundedBuffer(10);
@@ -55,16 +55,6 @@ test("an undefined exit code is unknown, not success", () => {
   assert.equal(classifyExit(0), "success");
   assert.equal(classifyExit(1), "failure");
   assert.equal(classifyExit(137), "failure");
-});
-
-test("offerAction follows firstfault.terminal.offer and offers only on failure", () => {
-  assert.equal(offerAction("ask", 1), "ask");
-  assert.equal(offerAction("always", 2), "diagnose");
-  assert.equal(offerAction("off", 2), "none");
-  assert.equal(offerAction("always", 0), "none");
-  assert.equal(offerAction("always", undefined), "none");
-  assert.equal(offerAction(undefined, 1), "ask");
-  assert.equal(offerAction("bogus", 1), "ask");
 });
 
 test("CommandHistory.lastFailed skips successes and counts unknown exits", () => {

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <future>
 
 #include "parallel/parallel_scan.hpp"
@@ -40,6 +41,7 @@ AnalysisServer::AnalysisServer(const analysis::Catalog& catalog, AnalysisServerO
   if (options_.binding) features_.set_binding_provider(options_.binding);
   scheduler_ = std::make_unique<Scheduler>();
   debounce_ = std::make_unique<boost::asio::steady_timer>(scheduler_->io());
+  watch_ = std::make_unique<boost::asio::steady_timer>(scheduler_->io());
 }
 
 AnalysisServer::~AnalysisServer() {
@@ -48,6 +50,7 @@ AnalysisServer::~AnalysisServer() {
   std::promise<void> done;
   scheduler_->post([&] {
     debounce_.reset();
+    watch_.reset();
     abandon_all("the server stopped before the request was answered");
     stopped_ = true;
     done.set_value();
@@ -64,6 +67,9 @@ void AnalysisServer::open(const std::string& uri, const std::string& language_id
                           std::int64_t version, std::string text) {
   auto t0 = std::chrono::steady_clock::now();
   bool was_log = features_.is_log(uri);
+  // A file read from disk that the client now synchronizes: the client's text wins.
+  if (disk_files_.erase(uri))
+    spdlog::info("{} is open in the client now; no longer read from disk", uri);
   features_.open(uri, language_id, version, std::move(text));
   bool is_log = features_.is_log(uri);
   if (was_log || is_log) ++generation_;
@@ -270,6 +276,165 @@ void AnalysisServer::check_topology(Tag tag, std::map<std::string, std::string> 
         return topology::analyze_topology(std::move(*loaded.topology), copt);
       },
       std::move(cb));
+}
+
+// ---------------------------------------------------------------------------------------
+// Files read from disk
+
+void AnalysisServer::analyze_file(Tag tag, const std::string& uri, Callback<DiskFileStatus> cb) {
+  if (uri.rfind("file://", 0) != 0)
+    return cb(Failure{Failure::Kind::kInvalid, "not a file:// URI: " + uri});
+  if (features_.is_open(uri) && !is_disk_file(uri)) {
+    auto snap = features_.snapshot(uri);
+    return cb(DiskFileStatus{uri, snap ? snap->text.size() : 0, true});
+  }
+  if (auto it = disk_files_.find(uri); it != disk_files_.end())
+    return cb(DiskFileStatus{uri, it->second.offset, false});
+  if (!options_.disk_reader)
+    return cb(Failure{Failure::Kind::kFailed, "this server reads no files from disk"});
+  std::string path = uri_to_path(uri);
+  auto reader = options_.disk_reader;
+  run_on_worker<DiskFileReader::Piece>(
+      std::move(tag), [reader, path] { return reader->read_from(path, 0); },
+      [this, uri, path, cb](Result<DiskFileReader::Piece> r) {
+        if (!r.ok()) return cb(r.failure());
+        if (features_.is_open(uri) && !is_disk_file(uri))  // opened by the client meanwhile
+          return cb(DiskFileStatus{uri, 0, true});
+        std::size_t size = r.value().size;
+        adopt_disk_file(uri, path, std::move(r.value()));
+        ++generation_;
+        schedule_analysis(true);
+        features_.index_documents();  // while the analysis thread scans
+        spdlog::info("{}: {} bytes read from disk; following it", path, size);
+        arm_watch();
+        cb(DiskFileStatus{uri, size, false});
+      });
+}
+
+void AnalysisServer::adopt_disk_file(const std::string& uri, const std::string& path,
+                                     DiskFileReader::Piece piece) {
+  auto& f = disk_files_[uri];
+  f = DiskFile{path, piece.size, f.version + 1, false};
+  features_.open(uri, "log", f.version, std::move(piece.bytes));
+}
+
+void AnalysisServer::analyze_folder(Tag tag, const std::string& uri, FolderProgress progress,
+                                    Callback<FolderStatus> cb) {
+  if (uri.rfind("file://", 0) != 0)
+    return cb(Failure{Failure::Kind::kInvalid, "not a file:// URI: " + uri});
+  if (!options_.disk_reader)
+    return cb(Failure{Failure::Kind::kFailed, "this server reads no files from disk"});
+  struct Read {
+    std::vector<std::string> paths;
+    std::vector<DiskFileReader::Piece> pieces;
+  };
+  // Set when the Op is answered otherwise (cancelled, abandoned): the worker stops reading.
+  auto stop = std::make_shared<std::atomic<bool>>(false);
+  auto reader = options_.disk_reader;
+  std::string dir = uri_to_path(uri);
+  run_on_worker<std::shared_ptr<Read>>(
+      std::move(tag),
+      [this, reader, dir, stop, progress]() {
+        auto read = std::make_shared<Read>();
+        read->paths = reader->list_logs(dir);
+        for (std::size_t i = 0; i < read->paths.size(); ++i) {
+          if (stop->load()) throw std::runtime_error("cancelled");  // answered already
+          read->pieces.push_back(reader->read_from(read->paths[i], 0));
+          if (progress)
+            scheduler_->post([progress, i, n = read->paths.size(), p = read->paths[i]] {
+              progress(i + 1, n, p);
+            });
+        }
+        return read;
+      },
+      [this, uri, stop, cb](Result<std::shared_ptr<Read>> r) {
+        if (!r.ok()) {
+          stop->store(true);
+          return cb(r.failure());
+        }
+        FolderStatus status{uri, {}, 0};
+        auto& read = *r.value();
+        for (std::size_t i = 0; i < read.paths.size(); ++i) {
+          std::string file_uri = path_to_uri(read.paths[i]);
+          if (features_.is_open(file_uri) && !is_disk_file(file_uri)) {
+            status.files.push_back(file_uri);  // the client has it open already
+            continue;
+          }
+          status.bytes += read.pieces[i].size;
+          adopt_disk_file(file_uri, read.paths[i], std::move(read.pieces[i]));
+          status.files.push_back(file_uri);
+        }
+        if (!read.paths.empty()) {
+          ++generation_;
+          schedule_analysis(true);  // one analysis for the whole folder
+          features_.index_documents();
+          arm_watch();
+        }
+        spdlog::info("{}: {} log(s), {} bytes read from disk; following them", uri,
+                     status.files.size(), status.bytes);
+        cb(std::move(status));
+      });
+}
+
+bool AnalysisServer::forget_file(const std::string& uri) {
+  if (!is_disk_file(uri)) return false;
+  if (callbacks_.clear) callbacks_.clear(uri);  // while it still counts as read from disk
+  disk_files_.erase(uri);
+  features_.close(uri);
+  ++generation_;
+  schedule_analysis();
+  answer_ready();
+  return true;
+}
+
+void AnalysisServer::arm_watch() {
+  if (watch_armed_ || disk_files_.empty() || !watch_) return;
+  watch_armed_ = true;
+  watch_->expires_after(std::chrono::milliseconds(std::max(10, options_.watch_ms)));
+  watch_->async_wait([this](const boost::system::error_code& ec) {
+    watch_armed_ = false;
+    if (ec || stopped_) return;
+    poll_disk_files();
+    arm_watch();
+  });
+}
+
+void AnalysisServer::poll_disk_files() {
+  for (auto& [uri, f] : disk_files_) {
+    if (f.reading) continue;
+    f.reading = true;
+    scheduler_->post_work(
+        [this, uri = uri, path = f.path, from = f.offset, reader = options_.disk_reader] {
+          try {
+            auto piece = std::make_shared<DiskFileReader::Piece>(reader->read_from(path, from));
+            scheduler_->post([this, uri, piece] { on_disk_piece(uri, std::move(*piece)); });
+          } catch (const std::exception& e) {
+            spdlog::debug("{}", e.what());  // gone for now (rotated, deleted): tried again later
+            scheduler_->post([this, uri] {
+              if (auto it = disk_files_.find(uri); it != disk_files_.end())
+                it->second.reading = false;
+            });
+          }
+        });
+  }
+}
+
+void AnalysisServer::on_disk_piece(const std::string& uri, DiskFileReader::Piece piece) {
+  auto it = disk_files_.find(uri);
+  if (it == disk_files_.end() || stopped_) return;  // forgotten or opened by the client
+  DiskFile& f = it->second;
+  f.reading = false;
+  if (piece.from == f.offset && piece.bytes.empty()) return;  // unchanged
+  ++f.version;
+  if (piece.from == 0) {
+    spdlog::info("{}: truncated or replaced; read again ({} bytes)", f.path, piece.size);
+    features_.open(uri, "log", f.version, std::move(piece.bytes));
+  } else {
+    features_.append_text(uri, f.version, piece.bytes);
+  }
+  f.offset = piece.size;
+  ++generation_;
+  schedule_analysis();
 }
 
 // ---------------------------------------------------------------------------------------

@@ -12,10 +12,15 @@
 // result, by cancel(), or by abandon_all() (shutdown, exit, destruction), whichever comes
 // first; a worker's result for an Op that was already answered is dropped.
 //
-// Room to grow: an analysis of a file read from disk (published for its URI) and a folder
-// analysed as one job with progress and cancellation are further Ops of the same kind:
-// run_on_worker() with a Tag the caller can cancel, and publications through the same
-// publish callback.
+// A file read from disk (analyze_file: a log the client does not synchronize) is read on a
+// worker through the DiskFileReader seam, then held as a document like an open one (its
+// analysis, hovers, lenses and report are the same), published through the same callback,
+// and polled on a protocol-thread timer: what it grew by is read on a worker from the last
+// offset and appended in place, so the analysis scans only the new bytes. A didOpen of its
+// URI hands it over to the client.
+// A folder is one job (analyze_folder): its logs are listed and read on a worker, one after
+// the other, with progress after each, and the job stops between files when it is cancelled;
+// then they all join the open logs at once, for one analysis.
 #pragma once
 
 #include <boost/asio/steady_timer.hpp>
@@ -31,6 +36,7 @@
 #include <vector>
 
 #include "analysis/catalog.hpp"
+#include "lsp/disk_file_reader.hpp"
 #include "lsp/features.hpp"
 #include "lsp/scheduler.hpp"
 #include "topology/topo_report.hpp"
@@ -74,6 +80,10 @@ struct AnalysisServerOptions {
   // periods while it lasts). Never below 50.
   int debounce_ms = 50;
   std::shared_ptr<BindingEditProvider> binding;
+  // Reads logs from disk for analyze_file(); none: analyze_file() fails.
+  std::shared_ptr<DiskFileReader> disk_reader;
+  // How often files read from disk are checked for growth.
+  int watch_ms = 1000;
   // Tests: run on the analysis thread before each analysis, and on a worker before each
   // slow job (to count them, or to hold one while requests arrive).
   std::function<void()> before_analysis;
@@ -135,6 +145,31 @@ class AnalysisServer {
   void check_topology(Tag tag, std::map<std::string, std::string> env,
                       Callback<topology::TopoAnalysis> cb);
 
+  // A log read from disk for its URI (file:// only) and followed as it grows; answered once
+  // it is read (its diagnostics are published after its analysis). A document the client
+  // already synchronizes is answered at once, unread.
+  struct DiskFileStatus {
+    std::string uri;
+    std::size_t bytes = 0;
+    bool synchronized = false;  // the client has it open: nothing was read
+  };
+  void analyze_file(Tag tag, const std::string& uri, Callback<DiskFileStatus> cb);
+  // Every log directly inside a folder (file:// URI), read from disk as above and added as
+  // one job: `progress` (protocol thread) after each file read; answered with the files once
+  // all are read. Cancelled (cancel(tag)), it stops reading and adds none of them.
+  struct FolderStatus {
+    std::string uri;
+    std::vector<std::string> files;  // URIs
+    std::size_t bytes = 0;
+  };
+  using FolderProgress =
+      std::function<void(std::size_t done, std::size_t total, const std::string& file)>;
+  void analyze_folder(Tag tag, const std::string& uri, FolderProgress progress,
+                      Callback<FolderStatus> cb);
+  // Stops following a file read from disk and clears its diagnostics; false if it was not.
+  bool forget_file(const std::string& uri);
+  bool is_disk_file(const std::string& uri) const { return disk_files_.count(uri) > 0; }
+
   // Answers the Op with this tag with kCancelled, if it has not been answered.
   void cancel(const Tag& tag);
   // Answers every Op with kAbandoned; worker results that come later are dropped.
@@ -164,6 +199,19 @@ class AnalysisServer {
                                                 const std::string& uri,
                                                 const std::vector<DocumentSnapshot>& sources);
 
+  struct DiskFile {
+    std::string path;
+    std::size_t offset = 0;  // bytes read so far
+    std::int64_t version = 1;
+    bool reading = false;  // a poll's read is on a worker
+  };
+  void arm_watch();
+  void poll_disk_files();
+  void on_disk_piece(const std::string& uri, DiskFileReader::Piece piece);
+  // Holds a file read whole from disk as a document (no analysis scheduled).
+  void adopt_disk_file(const std::string& uri, const std::string& path,
+                       DiskFileReader::Piece piece);
+
   void schedule_analysis(bool immediately = false, bool edit = true);
   void start_analysis();
   void on_analysis(std::shared_ptr<const AnalysisRun> run);
@@ -176,6 +224,9 @@ class AnalysisServer {
   Analyzer analyzer_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<boost::asio::steady_timer> debounce_;
+  std::unique_ptr<boost::asio::steady_timer> watch_;
+  std::map<std::string, DiskFile> disk_files_;
+  bool watch_armed_ = false;
 
   // Protocol-thread state.
   bool analysis_running_ = false;

@@ -446,6 +446,15 @@ bool FeatureServer::change(const std::string& uri, std::int64_t version,
   return true;
 }
 
+bool FeatureServer::append_text(const std::string& uri, std::int64_t version,
+                                std::string_view more) {
+  auto it = docs_.find(uri);
+  if (it == docs_.end()) return false;
+  append(it->second, more);
+  it->second.version = version;
+  return true;
+}
+
 bool FeatureServer::close(const std::string& uri) {
   published_.erase(uri);
   return docs_.erase(uri) > 0;

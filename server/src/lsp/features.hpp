@@ -245,6 +245,9 @@ class FeatureServer {
   void index_documents();
   bool change(const std::string& uri, std::int64_t version,
               const std::vector<ContentChange>& changes);
+  // Appends at the end of a document (a file read from disk that grew); false for an
+  // unknown document.
+  bool append_text(const std::string& uri, std::int64_t version, std::string_view more);
   bool close(const std::string& uri);
   bool is_open(const std::string& uri) const { return docs_.count(uri) > 0; }
   bool is_log(const std::string& uri) const;

@@ -75,14 +75,16 @@ LspServer::LspServer(const analysis::Catalog& catalog, ServerOptions options, Tr
   AnalysisServerOptions core;
   core.debounce_ms = options_.debounce_ms;
   core.binding = options_.binding;
+  core.disk_reader = options_.disk_reader;
+  core.watch_ms = options_.watch_ms;
   core.before_analysis = options_.before_analysis;
   core.before_work = options_.before_work;
   AnalysisServer::Callbacks callbacks;
   callbacks.publish = [this](const FeatureServer::Publication& p) { publish(p); };
   callbacks.clear = [this](const std::string& uri) {
     rendered_.erase(uri);
-    if (!exited_)
-      notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
+    // A pulling client forgets a closed document's diagnostics itself.
+    if (!pull_diagnostics_ || core_->is_disk_file(uri)) push_empty(uri);
   };
   core_ = std::make_unique<AnalysisServer>(catalog, std::move(core), std::move(callbacks));
   if (!options_.docs_dir.empty())
@@ -92,8 +94,11 @@ LspServer::LspServer(const analysis::Catalog& catalog, ServerOptions options, Tr
 
 LspServer::~LspServer() {
   // Requests still waiting are answered (with an error) by the AnalysisServer's
-  // destructor, on its protocol thread, while this server still exists.
-  core_.reset();
+  // destructor, on its protocol thread, while this server still exists. core_ keeps
+  // pointing at it meanwhile (reset() would null it first): the protocol thread's last
+  // publications still ask it which files it reads from disk.
+  delete core_.get();
+  (void)core_.release();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -422,6 +427,12 @@ json LspServer::initialize(const json& params) {
       if (p == "edit") can_resolve_ = true;
   } catch (const json::exception&) {
   }
+  try {
+    pull_diagnostics_ = caps.at("textDocument").at("diagnostic").is_object() &&
+                        caps.at("workspace").at("diagnostics").value("refreshSupport", false);
+  } catch (const json::exception&) {
+    pull_diagnostics_ = false;
+  }
   const json opts = params.value("initializationOptions", json::object());
   if (opts.is_object()) {
     if (opts.contains("debounceMs") && opts["debounceMs"].is_number_integer())
@@ -444,21 +455,23 @@ json LspServer::initialize(const json& params) {
           path_to_uri((std::filesystem::path(root) / "docs").lexically_normal().string()));
   }
   initialized_ = true;
-  spdlog::info("initialize: encoding {}, resolve {}, docs '{}', mask {}",
+  spdlog::info("initialize: encoding {}, resolve {}, docs '{}', mask {}, diagnostics {}",
                enc == Encoding::kUtf8 ? "utf-8" : "utf-16", can_resolve_, core_->docs_base(),
-               mask_host_names_);
-  json commands = {"firstfault.diagnoseText", "firstfault.checkTopology", "firstfault.report"};
-  return {{"capabilities",
-           {{"positionEncoding", enc == Encoding::kUtf8 ? "utf-8" : "utf-16"},
-            {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", false}}},
-            {"hoverProvider", true},
-            {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}, {"resolveProvider", true}}},
-            {"codeLensProvider", {{"resolveProvider", false}}},
-            {"diagnosticProvider",
-             {{"identifier", "firstfault"},
-              {"interFileDependencies", true},
-              {"workspaceDiagnostics", false}}},
-            {"executeCommandProvider", {{"commands", commands}}}}},
+               mask_host_names_, pull_diagnostics_ ? "pulled" : "pushed");
+  json commands = {"firstfault.diagnoseText", "firstfault.checkTopology", "firstfault.report",
+                   "firstfault.analyzeFile",  "firstfault.analyzeFolder", "firstfault.forgetFile"};
+  json caps_out = {
+      {"positionEncoding", enc == Encoding::kUtf8 ? "utf-8" : "utf-16"},
+      {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", false}}},
+      {"hoverProvider", true},
+      {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}, {"resolveProvider", true}}},
+      {"codeLensProvider", {{"resolveProvider", false}}},
+      {"executeCommandProvider", {{"commands", commands}}}};
+  if (pull_diagnostics_)
+    caps_out["diagnosticProvider"] = {{"identifier", "firstfault"},
+                                      {"interFileDependencies", true},
+                                      {"workspaceDiagnostics", false}};
+  return {{"capabilities", std::move(caps_out)},
           {"serverInfo", {{"name", "firstfault"}, {"version", FF_VERSION}}}};
 }
 
@@ -471,8 +484,15 @@ void LspServer::did_open(json& params) {
   member(td, "text", "textDocument.text");
   json& text = td["text"];
   if (!text.is_string()) invalid_params("textDocument.text must be a string");
+  // A file the server read from disk is synchronized by the client from now on: a pulling
+  // client would otherwise keep the diagnostics pushed for it beside the pulled ones.
+  bool was_on_disk = core_->is_disk_file(uri);
   // Moved out, not copied: it is the whole document.
   core_->open(uri, lang, version, std::move(text.get_ref<std::string&>()));
+  if (was_on_disk && pull_diagnostics_) {
+    rendered_.erase(uri);
+    push_empty(uri);
+  }
 }
 
 void LspServer::did_change(json& params) {
@@ -499,8 +519,27 @@ void LspServer::did_close(const json& params) {
   answer_shutdown_when_done();
 }
 
+void LspServer::push_empty(const std::string& uri) {
+  if (!exited_)
+    notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
+}
+
+void LspServer::request_refresh() {
+  if (refresh_posted_) return;
+  refresh_posted_ = true;
+  // After the rest of this analysis's publications and the pulls it answers.
+  core_->post([this] {
+    refresh_posted_ = false;
+    if (exited_ || shutdown_) return;
+    send({{"jsonrpc", "2.0"},
+          {"id", "firstfault/refresh/" + std::to_string(next_server_request_++)},
+          {"method", "workspace/diagnostic/refresh"}});
+  });
+}
+
 void LspServer::publish(const FeatureServer::Publication& p) {
   if (exited_) return;  // nothing is sent after exit
+  if (pull_diagnostics_ && !core_->is_disk_file(p.uri)) return request_refresh();
   auto t0 = std::chrono::steady_clock::now();
   auto& cache = rendered_[p.uri];
   std::vector<std::pair<DiagnosticItem, std::string>> now;
@@ -767,6 +806,82 @@ void LspServer::execute_command(SharedReply reply, const json& params) {
                  {"value", {{"kind", "end"}, {"message", r.ok() ? "done" : r.failure().message}}}});
           render(std::move(r));
         });
+  }
+  if (name == "firstfault.analyzeFolder") {
+    // {uri} or {path}: every log directly inside the folder, as one job, with $/progress
+    // (begin, a report per file read, end) when a workDoneToken is given.
+    std::string where;
+    if (first.is_string())
+      where = first;
+    else if (first.is_object() && first.contains("uri") && first["uri"].is_string())
+      where = first["uri"];
+    else if (first.is_object() && first.contains("path") && first["path"].is_string())
+      where = first["path"];
+    else
+      invalid_params(name + " takes {uri: string} or {path: string}");
+    if (!where.empty() && where.front() == '/') where = path_to_uri(where);
+    if (where.rfind("file://", 0) != 0)
+      invalid_params(name + ": not a file:// URI or an absolute path: " + where);
+    json token = params.contains("workDoneToken") ? params["workDoneToken"] : json();
+    auto ended = std::make_shared<bool>(false);
+    if (!token.is_null())
+      notify("$/progress", {{"token", token},
+                            {"value",
+                             {{"kind", "begin"},
+                              {"title", "firstfault: reading the folder's logs"},
+                              {"cancellable", true},
+                              {"percentage", 0}}}});
+    AnalysisServer::FolderProgress progress;
+    if (!token.is_null())
+      progress = [this, token, ended](std::size_t done, std::size_t total, const std::string& f) {
+        if (*ended || exited_) return;
+        notify("$/progress",
+               {{"token", token},
+                {"value",
+                 {{"kind", "report"},
+                  {"message", std::to_string(done) + " of " + std::to_string(total) + ": " +
+                                  std::filesystem::path(f).filename().string()},
+                  {"percentage", total ? done * 100 / total : 100}}}});
+      };
+    auto render =
+        answer<AnalysisServer::FolderStatus>(reply, [](const AnalysisServer::FolderStatus& s) {
+          return json{{"uri", s.uri}, {"files", s.files}, {"bytes", s.bytes}};
+        });
+    return core_->analyze_folder(
+        tag, where, std::move(progress),
+        [this, token, ended, render](Result<AnalysisServer::FolderStatus> r) {
+          *ended = true;
+          if (!token.is_null() && !exited_)
+            notify("$/progress",
+                   {{"token", token},
+                    {"value",
+                     {{"kind", "end"},
+                      {"message", r.ok() ? std::to_string(r.value().files.size()) + " log(s)"
+                                         : r.failure().message}}}});
+          render(std::move(r));
+        });
+  }
+  if (name == "firstfault.analyzeFile" || name == "firstfault.forgetFile") {
+    // {uri} or {path} (or the string itself): a file:// URI or an absolute path.
+    std::string where;
+    if (first.is_string())
+      where = first;
+    else if (first.is_object() && first.contains("uri") && first["uri"].is_string())
+      where = first["uri"];
+    else if (first.is_object() && first.contains("path") && first["path"].is_string())
+      where = first["path"];
+    else
+      invalid_params(name + " takes {uri: string} or {path: string}");
+    if (!where.empty() && where.front() == '/') where = path_to_uri(where);
+    if (where.rfind("file://", 0) != 0)
+      invalid_params(name + ": not a file:// URI or an absolute path: " + where);
+    if (name == "firstfault.forgetFile")
+      return reply->result({{"uri", where}, {"forgotten", core_->forget_file(where)}});
+    return core_->analyze_file(
+        tag, where,
+        answer<AnalysisServer::DiskFileStatus>(reply, [](const AnalysisServer::DiskFileStatus& s) {
+          return json{{"uri", s.uri}, {"bytes", s.bytes}, {"synchronized", s.synchronized}};
+        }));
   }
   if (name == "firstfault.runVerification") {
     // The client runs it in a terminal; the server never executes commands.

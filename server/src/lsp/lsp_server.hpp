@@ -50,6 +50,10 @@ struct ServerOptions {
   // Offers the per-rank NCCL_IB_HCA binding as a code action (the fix engine's, set by
   // the CLI); none: the action is not offered.
   std::shared_ptr<BindingEditProvider> binding;
+  // Reads logs from disk for firstfault.analyzeFile (the CLI's memory-mapped inputs); none:
+  // the command fails. Files read so are checked for growth every watch_ms.
+  std::shared_ptr<DiskFileReader> disk_reader;
+  int watch_ms = 1000;
   // What the "exit" notification does once the server has flushed its log: by default it
   // ends the process at once (::_exit: worker threads may be mid-analysis). A host that
   // embeds the server (the fuzzer) keeps the process; the server then drops what follows.
@@ -147,6 +151,9 @@ class LspServer {
   // The shutdown reply, once no request that came before it still waits.
   void answer_shutdown_when_done();
   void publish(const FeatureServer::Publication& p);
+  void push_empty(const std::string& uri);
+  // Pull mode: one workspace/diagnostic/refresh after the publications of an analysis.
+  void request_refresh();
   json diagnostic_json(const DiagnosticItem& d) const;
   json code_action_json(const CodeActionItem& a) const;
   json range_json(const Range& r) const;
@@ -160,6 +167,18 @@ class LspServer {
   bool initialized_ = false;
   bool can_resolve_ = false;
   bool mask_host_names_ = false;  // initializationOptions.maskHostNames
+  // Diagnostics travel one way, so that a client never holds them twice (VS Code's language
+  // client keeps pushed and pulled diagnostics in two collections, and its Problems badge
+  // counts both). A client that declares textDocument.diagnostic and
+  // workspace.diagnostics.refreshSupport pulls them for the documents it syncs; the server
+  // then sends workspace/diagnostic/refresh when an analysis changed any of them (another
+  // file's analysis may change a document's diagnostics: interFileDependencies). Any other
+  // client gets them pushed, and diagnosticProvider is not advertised. Files the server
+  // reads from disk (firstfault.analyzeFile) have no document the client could pull for:
+  // their diagnostics are always pushed.
+  bool pull_diagnostics_ = false;
+  bool refresh_posted_ = false;
+  std::uint64_t next_server_request_ = 0;
   // A shutdown that arrived while requests waited: answered after them.
   std::optional<ReplyOnce> shutdown_reply_;
   std::atomic<std::size_t> replied_twice_{0};
