@@ -738,6 +738,28 @@ void LspServer::answer_shutdown_when_done() {
 // ---------------------------------------------------------------------------------------
 // Commands
 
+namespace {
+
+// A command's file argument: {uri}, {path} or the string itself, a file:// URI or an
+// absolute path; the URI.
+std::string file_uri_argument(const std::string& command, const nlohmann::json& arg) {
+  std::string where;
+  if (arg.is_string())
+    where = arg;
+  else if (arg.is_object() && arg.contains("uri") && arg["uri"].is_string())
+    where = arg["uri"];
+  else if (arg.is_object() && arg.contains("path") && arg["path"].is_string())
+    where = arg["path"];
+  else
+    invalid_params(command + " takes {uri: string} or {path: string}");
+  if (!where.empty() && where.front() == '/') where = path_to_uri(where);
+  if (where.rfind("file://", 0) != 0)
+    invalid_params(command + ": not a file:// URI or an absolute path: " + where);
+  return where;
+}
+
+}  // namespace
+
 void LspServer::execute_command(SharedReply reply, const json& params) {
   const json& cmd = member(params, "command", "command");
   if (!cmd.is_string()) invalid_params("command must be a string");
@@ -810,18 +832,7 @@ void LspServer::execute_command(SharedReply reply, const json& params) {
   if (name == "firstfault.analyzeFolder") {
     // {uri} or {path}: every log directly inside the folder, as one job, with $/progress
     // (begin, a report per file read, end) when a workDoneToken is given.
-    std::string where;
-    if (first.is_string())
-      where = first;
-    else if (first.is_object() && first.contains("uri") && first["uri"].is_string())
-      where = first["uri"];
-    else if (first.is_object() && first.contains("path") && first["path"].is_string())
-      where = first["path"];
-    else
-      invalid_params(name + " takes {uri: string} or {path: string}");
-    if (!where.empty() && where.front() == '/') where = path_to_uri(where);
-    if (where.rfind("file://", 0) != 0)
-      invalid_params(name + ": not a file:// URI or an absolute path: " + where);
+    std::string where = file_uri_argument(name, first);
     json token = params.contains("workDoneToken") ? params["workDoneToken"] : json();
     auto ended = std::make_shared<bool>(false);
     if (!token.is_null())
@@ -863,18 +874,7 @@ void LspServer::execute_command(SharedReply reply, const json& params) {
   }
   if (name == "firstfault.analyzeFile" || name == "firstfault.forgetFile") {
     // {uri} or {path} (or the string itself): a file:// URI or an absolute path.
-    std::string where;
-    if (first.is_string())
-      where = first;
-    else if (first.is_object() && first.contains("uri") && first["uri"].is_string())
-      where = first["uri"];
-    else if (first.is_object() && first.contains("path") && first["path"].is_string())
-      where = first["path"];
-    else
-      invalid_params(name + " takes {uri: string} or {path: string}");
-    if (!where.empty() && where.front() == '/') where = path_to_uri(where);
-    if (where.rfind("file://", 0) != 0)
-      invalid_params(name + ": not a file:// URI or an absolute path: " + where);
+    std::string where = file_uri_argument(name, first);
     if (name == "firstfault.forgetFile")
       return reply->result({{"uri", where}, {"forgotten", core_->forget_file(where)}});
     return core_->analyze_file(
