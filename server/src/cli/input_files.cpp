@@ -133,16 +133,9 @@ bool open_one(const std::string& path, std::vector<InputFile>& out, InputError& 
   if (S_ISDIR(st.st_mode)) {
     namespace fs = std::filesystem;
     std::vector<std::string> files;
-    std::error_code ec;
-    for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
-      std::error_code ec2;
-      if (!it->is_regular_file(ec2)) continue;
-      std::string name = it->path().filename().string();
-      if (looks_like_log(name) || is_evidence_file(name, it->path().string()))
-        files.push_back(it->path().string());
-    }
-    if (ec) {
-      error = {path, ec.message()};
+    std::string why;
+    if (!list_directory_inputs(path, DirectoryInputs::kLogsAndEvidence, files, why)) {
+      error = {path, why};
       return false;
     }
     if (files.empty()) {
@@ -151,7 +144,6 @@ bool open_one(const std::string& path, std::vector<InputFile>& out, InputError& 
                "Recorder dumps and no ncclras JSON"};
       return false;
     }
-    std::sort(files.begin(), files.end());
     for (const auto& f : files)
       if (!open_one(f, out, error)) return false;
     return true;
@@ -210,6 +202,27 @@ bool open_one(const std::string& path, std::vector<InputFile>& out, InputError& 
 }
 
 }  // namespace
+
+bool list_directory_inputs(const std::string& dir, DirectoryInputs which,
+                           std::vector<std::string>& out, std::string& error) {
+  namespace fs = std::filesystem;
+  out.clear();
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code ec2;
+    if (!it->is_regular_file(ec2)) continue;
+    std::string name = it->path().filename().string();
+    if (looks_like_log(name) || (which == DirectoryInputs::kLogsAndEvidence &&
+                                 is_evidence_file(name, it->path().string())))
+      out.push_back(it->path().string());
+  }
+  if (ec) {
+    error = ec.message();
+    return false;
+  }
+  std::sort(out.begin(), out.end());
+  return true;
+}
 
 bool open_inputs(const std::vector<std::string>& args, std::vector<InputFile>& out, InputError& error) {
   out.reserve(out.size() + args.size());

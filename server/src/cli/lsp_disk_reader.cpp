@@ -60,15 +60,11 @@ class MappedDiskReader : public lsp::DiskFileReader {
   std::vector<std::string> list_logs(const std::string& path) override {
     std::error_code ec;
     if (!std::filesystem::is_directory(path, ec)) throw std::runtime_error(path + ": not a folder");
+    // Logs only: the language server reads text logs, not dumps or RAS JSON.
     std::vector<std::string> out;
-    for (std::filesystem::directory_iterator it(path, ec), end; !ec && it != end;
-         it.increment(ec)) {
-      std::error_code ec2;
-      if (it->is_regular_file(ec2) && looks_like_log(it->path().filename().string()))
-        out.push_back(it->path().string());
-    }
-    if (ec) throw std::runtime_error(path + ": cannot list: " + ec.message());
-    std::sort(out.begin(), out.end());
+    std::string why;
+    if (!list_directory_inputs(path, DirectoryInputs::kLogs, out, why))
+      throw std::runtime_error(path + ": cannot list: " + why);
     return out;
   }
 };

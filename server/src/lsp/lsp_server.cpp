@@ -589,14 +589,23 @@ namespace {
 // extension's status bar; docs/LSP.md). rank, host and confidence are null when unknown.
 // tests/lsp/golden/ holds what the server sends for a real log; the extension's tests read it.
 json diagnostic_data(const DiagnosticItem& d, json env) {
-  return {{"rule", d.rule_id},
-          {"title", d.title},
-          {"category", d.category},
-          {"role", role_name(d.role)},
-          {"rank", d.rank ? json(*d.rank) : json()},
-          {"host", d.host.empty() ? json() : json(d.host)},
-          {"confidence", d.confidence ? json(*d.confidence) : json()},
-          {"env", std::move(env)}};
+  json data = {{"rule", d.rule_id},
+               {"title", d.title},
+               {"category", d.category},
+               {"role", role_name(d.role)},
+               {"rank", d.rank ? json(*d.rank) : json()},
+               {"host", d.host.empty() ? json() : json(d.host)},
+               {"confidence", d.confidence ? json(*d.confidence) : json()},
+               {"env", std::move(env)}};
+  if (d.verdict) {
+    const VerdictItem& v = *d.verdict;
+    json vj = {{"fault", v.fault}, {"restart", v.restart}, {"node_action", v.node_action},
+               {"host", v.host.empty() ? json(nullptr) : json(v.host)},
+               {"gpu", v.gpu.empty() ? json(nullptr) : json(v.gpu)}, {"summary", v.summary}};
+    if (!v.xid_resolution.empty()) vj["xid_resolution"] = v.xid_resolution;
+    data["verdict"] = std::move(vj);
+  }
+  return data;
 }
 
 }  // namespace
@@ -615,14 +624,6 @@ json LspServer::diagnostic_json(const DiagnosticItem& d) const {
             {"source", "firstfault"},
             {"message", d.message},
             {"data", diagnostic_data(d, std::move(env))}};
-  if (d.verdict) {
-    const VerdictItem& v = *d.verdict;
-    json vj = {{"fault", v.fault}, {"restart", v.restart}, {"node_action", v.node_action},
-               {"host", v.host.empty() ? json(nullptr) : json(v.host)},
-               {"gpu", v.gpu.empty() ? json(nullptr) : json(v.gpu)}, {"summary", v.summary}};
-    if (!v.xid_resolution.empty()) vj["xid_resolution"] = v.xid_resolution;
-    j["data"]["verdict"] = std::move(vj);
-  }
   if (!related.empty()) j["relatedInformation"] = related;
   return j;
 }
