@@ -1,10 +1,13 @@
 // Layer 2: the protocol adapter (clangd's ClangdLSPServer). All knowledge of LSP 3.17 and
-// JSON-RPC lives here: it validates messages, binds methods, converts JSON to the feature
+// JSON-RPC lives in it: it validates messages, binds methods, converts JSON to the feature
 // server's typed calls and their results back to JSON, holds the client's capabilities,
 // enforces the lifecycle (initialize / shutdown / exit) and answers every request exactly
 // once (ReplyOnce). It knows nothing of analysis, threads or debouncing: those are the
 // AnalysisServer's (analysis_server.hpp), whose protocol thread runs everything here except
-// on_frames() (the reader thread).
+// the MessageReceiver calls (the reader thread). Its files: lsp_server.cpp (dispatch,
+// lifecycle, documents, features), lsp_commands.cpp (workspace/executeCommand),
+// message_reader.* (reader thread: a frame to a checked message), reply_once.*, lsp_json.*
+// (JSON to typed values and back) and published_diagnostics.* (publishDiagnostics, cached).
 #pragma once
 
 #include <atomic>
@@ -26,19 +29,13 @@
 #include "lsp/analysis_server.hpp"
 #include "lsp/document_text.hpp"
 #include "lsp/features.hpp"
+#include "lsp/lsp_json.hpp"
+#include "lsp/message_reader.hpp"
+#include "lsp/published_diagnostics.hpp"
+#include "lsp/reply_once.hpp"
 #include "lsp/transport.hpp"
 
 namespace ff::lsp {
-
-// JSON-RPC and LSP error codes.
-inline constexpr int kParseError = -32700;
-inline constexpr int kInvalidRequest = -32600;
-inline constexpr int kMethodNotFound = -32601;
-inline constexpr int kInvalidParams = -32602;
-inline constexpr int kInternalError = -32603;
-inline constexpr int kServerNotInitialized = -32002;
-inline constexpr int kRequestCancelled = -32800;
-inline constexpr int kRequestFailed = -32803;
 
 struct ServerOptions {
   std::string docs_dir;  // where docs/catalog.md is; empty: found from the workspace
@@ -65,51 +62,27 @@ struct ServerOptions {
   std::function<void()> before_work;
 };
 
-inline constexpr std::size_t kPrepareBodyBytes = std::size_t{1} << 20;
-
-class LspServer {
+class LspServer final : public MessageReceiver, public ReplyOnce::Sink {
  public:
   LspServer(const analysis::Catalog& catalog, ServerOptions options, Transport& out);
   ~LspServer();
 
-  // The one reply a request gets (clangd's ReplyOnce). Every request the protocol thread
-  // takes is wrapped in one; it is moved along while the request waits (for an analysis, or
-  // behind other requests at shutdown). A second reply is a bug: it is logged, counted
-  // (replied_twice()) and not sent. Destroyed without a reply, it answers with an error, so
-  // no path can leave a request unanswered. Protocol thread only.
-  class ReplyOnce {
-   public:
-    ReplyOnce(LspServer& server, nlohmann::json id, std::string method);
-    ReplyOnce(ReplyOnce&& o) noexcept;
-    ReplyOnce& operator=(ReplyOnce&& o) noexcept;
-    ReplyOnce(const ReplyOnce&) = delete;
-    ReplyOnce& operator=(const ReplyOnce&) = delete;
-    ~ReplyOnce();
-    void result(nlohmann::json r);
-    void error(int code, const std::string& message);
-    const nlohmann::json& id() const { return id_; }
-    const std::string& method() const { return method_; }
-
-   private:
-    bool claim();                  // false (and logged) when already replied
-    LspServer* server_ = nullptr;  // null once moved from
-    nlohmann::json id_;
-    std::string method_;
-    bool replied_ = false;
-  };
+  // Every request is answered once, through a ReplyOnce (reply_once.hpp) whose replies
+  // this server sends.
+  using ReplyOnce = lsp::ReplyOnce;
   // Replies attempted on a request that was already answered (a bug; 0 in every test).
   std::size_t replied_twice() const { return replied_twice_; }
 
   // Reader thread (one thread, never two at once): the frames (or framing errors) of one
   // read from the client, all parsed and accepted (ids and cancellations recorded) before any
   // is dispatched. The bodies are released once parsed.
-  void on_frames(std::vector<Frame>& frames);
+  void on_frames(std::vector<Frame>& frames) override;
   // Reader thread: a message body of `size` bytes is arriving (and `size` is worth it,
   // kPrepareBodyBytes or more). Memory for a document of that size is faulted in on
   // another thread while the rest arrives; parsing the message takes it, and drop_prepared()
   // gives back what no message took.
-  void prepare_for_body(std::size_t size);
-  void drop_prepared();
+  void prepare_for_body(std::size_t size) override;
+  void drop_prepared() override;
   // Reader thread, at end of input: waits briefly for queued work, returns the exit code.
   int on_eof();
   bool exited() const { return exited_; }
@@ -128,10 +101,20 @@ class LspServer {
   using SharedReply = std::shared_ptr<ReplyOnce>;
   // The callback that answers `reply` with render(result), or with the failure.
   template <class T, class Render>
-  Callback<T> answer(SharedReply reply, Render render);
+  Callback<T> answer(SharedReply reply, Render render) {
+    return [this, reply, render](Result<T> r) {
+      if (!r.ok()) return answer_failure(*reply, r.failure());
+      answer_rendered(*reply, [&] { return render(r.value()); });
+    };
+  }
+  void answer_failure(ReplyOnce& reply, const Failure& f);
+  // Answers with what `render` returns; a render that throws is answered as an internal error.
+  void answer_rendered(ReplyOnce& reply, const std::function<json()>& render);
 
-  void reply(const json& id, json result);
-  void reply_error(const json& id, int code, const std::string& message);
+  // ReplyOnce::Sink: the reply to a request (a cancelled one is answered "cancelled").
+  void send_result(const json& id, json result) override;
+  void send_error(const json& id, int code, const std::string& message) override;
+  void count_replied_twice() override { ++replied_twice_; }
   void notify(const std::string& method, json params);
   void send(const json& msg);
   bool is_cancelled(const json& id);
@@ -145,8 +128,17 @@ class LspServer {
   void code_action(SharedReply reply, const json& params);
   json code_action_resolve(const json& params);
   void code_lens(SharedReply reply, const json& params);
-  void execute_command(SharedReply reply, const json& params);
   void pull_diagnostics(SharedReply reply, const json& params);
+
+  // workspace/executeCommand, in lsp_commands.cpp: one method per command.
+  static const std::vector<std::string>& command_names();  // those advertised
+  void execute_command(SharedReply reply, const json& params);
+  void diagnose_text_command(SharedReply reply, const json& arg);
+  void report_command(SharedReply reply, const json& arg);
+  void check_topology_command(SharedReply reply, const json& progress_token);
+  void analyze_folder_command(SharedReply reply, const std::string& uri,
+                              const json& progress_token);
+  void analyze_file_command(SharedReply reply, const std::string& uri);
 
   // The shutdown reply, once no request that came before it still waits.
   void answer_shutdown_when_done();
@@ -154,10 +146,6 @@ class LspServer {
   void push_empty(const std::string& uri);
   // Pull mode: one workspace/diagnostic/refresh after the publications of an analysis.
   void request_refresh();
-  json diagnostic_json(const DiagnosticItem& d) const;
-  json code_action_json(const CodeActionItem& a) const;
-  json range_json(const Range& r) const;
-  json file_edit_json(const FileEdit& e) const;
 
   const analysis::Catalog& catalog_;
   ServerOptions options_;
@@ -182,17 +170,10 @@ class LspServer {
   // A shutdown that arrived while requests waited: answered after them.
   std::optional<ReplyOnce> shutdown_reply_;
   std::atomic<std::size_t> replied_twice_{0};
-  // The diagnostics last published per document, each with its JSON text: after an append
-  // nearly all are unchanged and are not rendered again. It caches JSON, so it lives here,
-  // beside the rendering, rather than in the AnalysisServer, which has no JSON.
-  std::map<std::string, std::vector<std::pair<DiagnosticItem, std::string>>> rendered_;
+  PublishedDiagnostics published_;
 
   // Reader thread only.
-  // A document's text arrives as one long string, which the document adopts: it gets room
-  // to grow (text_capacity_for), in memory prepared while the message arrived if any.
-  std::string long_string(std::size_t size);
-  jsonio::JsonReader reader_{[this](std::size_t size) { return long_string(size); }};
-  std::future<std::string> prepared_;
+  MessageReader reader_;
 
   // Shared between the reader and the protocol thread.
   std::atomic<bool> shutdown_{false};
@@ -205,7 +186,8 @@ class LspServer {
   std::unique_ptr<AnalysisServer> core_;
 };
 
-// Runs the server on stdin/stdout until exit or end of input; returns the exit code.
+// Runs the server on stdin/stdout (a StdioTransport) until exit or end of input, then ends
+// the process with the exit code.
 int serve_stdio(const analysis::Catalog& catalog, const ServerOptions& options);
 
 }  // namespace ff::lsp

@@ -1,5 +1,6 @@
 #include "lsp/transport.hpp"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -215,6 +216,27 @@ bool StdioTransport::write(std::string_view body) {
     done += static_cast<std::size_t>(n);
   }
   return true;
+}
+
+void StdioTransport::read_until_eof(MessageReceiver& to, std::size_t max_message) {
+  FrameParser parser(max_message);
+  std::vector<Frame> frames;
+  std::vector<char> buf(1 << 16);
+  for (;;) {
+    ssize_t n = ::read(in_fd_, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    frames.clear();
+    parser.feed(std::string_view(buf.data(), static_cast<std::size_t>(n)), frames);
+    to.on_frames(frames);
+    if (!frames.empty()) to.drop_prepared();  // a message ended: what it did not take
+    // Only for a body that is really arriving (a quarter of it is here): a header alone
+    // commits no memory.
+    if (std::size_t len = parser.body_expected();
+        len >= kPrepareBodyBytes && parser.body_received() >= len / 4)
+      to.prepare_for_body(len);
+  }
+  if (parser.mid_message()) spdlog::warn("end of input in the middle of a message");
 }
 
 }  // namespace ff::lsp

@@ -1,7 +1,9 @@
 // Layer 1: JSON-RPC 2.0 framing over a byte stream (the LSP base protocol).
 //
 // FrameParser is pure (bytes in, frames out) so it can be unit-tested; StdioTransport owns
-// file descriptors 0 and 1. The parser never buffers an oversized body: a Content-Length
+// file descriptors 0 and 1: it writes the server's messages to one and reads the client's
+// from the other, handing them to a MessageReceiver (the protocol adapter), so the adapter
+// never touches a file descriptor. The parser never buffers an oversized body: a Content-Length
 // above the limit is reported and that many bytes are skipped as they arrive, so memory stays
 // bounded whatever the client sends. Broken headers are reported and the parser
 // resynchronises on the next "Content-Length:". A body is read straight into a string with
@@ -64,6 +66,25 @@ class FrameParser {
 
 std::string frame(std::string_view body);
 
+// A message body at least this long is worth preparing memory for while it arrives
+// (MessageReceiver::prepare_for_body).
+inline constexpr std::size_t kPrepareBodyBytes = std::size_t{1} << 20;
+
+// Who takes the messages a transport reads: the protocol adapter (LspServer), called on the
+// reader thread only, one call at a time.
+class MessageReceiver {
+ public:
+  virtual ~MessageReceiver() = default;
+  // The frames (or framing errors) of one read, in stream order; their bodies may be
+  // released.
+  virtual void on_frames(std::vector<Frame>& frames) = 0;
+  // A body of `size` bytes (kPrepareBodyBytes or more) is really arriving: memory for it
+  // may be made ready on another thread meanwhile.
+  virtual void prepare_for_body(std::size_t size) = 0;
+  // A message ended: what was prepared and no message took is given back.
+  virtual void drop_prepared() = 0;
+};
+
 // Where the server's messages go: the one thing the protocol adapter knows of its
 // connection. Any thread writes; each write is one whole message, never interleaved.
 class Transport {
@@ -74,26 +95,32 @@ class Transport {
   virtual bool closed() const = 0;
 };
 
-// Framed messages on a file descriptor (fd 1 for `firstfault lsp`). A vanished client
-// (EPIPE or any write error) makes every later write a no-op and calls `on_closed` once.
-// The messages coming in are read by serve_stdio() (lsp_server.hpp), which frames them.
+// Framed messages on file descriptors (fd 1 out and fd 0 in for `firstfault lsp`). A
+// vanished client (EPIPE or any write error) makes every later write a no-op and calls
+// `on_closed` once.
 class StdioTransport final : public Transport {
  public:
-  explicit StdioTransport(int fd = 1) : fd_(fd) {}
+  explicit StdioTransport(int out_fd = 1, int in_fd = 0) : fd_(out_fd), in_fd_(in_fd) {}
   void set_on_closed(std::function<void()> f) { on_closed_ = std::move(f); }
   bool write(std::string_view body) override;
   bool closed() const override { return closed_; }
+  // The reading side, run on the reader thread: blocks in read(in_fd), frames what arrives
+  // (messages longer than `max_message` are refused as framing errors) and hands each read's
+  // frames to `to`, until end of input or a read error. A blocking read, not an epoll
+  // watch: stdin may be a regular file or /dev/null, which epoll refuses.
+  void read_until_eof(MessageReceiver& to, std::size_t max_message = kDefaultMaxMessage);
 
  private:
   int fd_;
+  int in_fd_;
   std::mutex mu_;
   std::atomic<bool> closed_{false};
   std::function<void()> on_closed_;
 };
 
 // In memory, for protocol tests that run the server in process (clangd's LSPClient): each
-// message body, unframed, is handed to a sink, one at a time; messages to the server are
-// given to LspServer::on_frames() as the reader thread would.
+// message body, unframed, is handed to a sink, one at a time. It has no reading side: the
+// test is the reader, giving frames to LspServer::on_frames() as read_until_eof would.
 class MemoryTransport final : public Transport {
  public:
   using Sink = std::function<void(std::string_view body)>;

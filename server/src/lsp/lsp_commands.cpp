@@ -1,0 +1,191 @@
+// workspace/executeCommand: the firstfault.* commands the adapter binds. Each reads its
+// arguments, calls the AnalysisServer (which runs the work on its workers) and renders the
+// typed result as JSON; commands that run long report $/progress when the client gave a
+// workDoneToken. Like the rest of the adapter this runs on the protocol thread and decides
+// nothing about failures. Part of LspServer (lsp_server.hpp).
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "lsp/lsp_server.hpp"
+#include "report/mask.hpp"
+#include "report/report.hpp"
+#include "topology/topo_report.hpp"
+
+namespace ff::lsp {
+
+using json = nlohmann::json;
+
+namespace {
+
+// A command's file argument: {uri}, {path} or the string itself, a file:// URI or an
+// absolute path; the URI.
+std::string file_uri_argument(const std::string& command, const json& arg) {
+  std::string where;
+  if (arg.is_string())
+    where = arg;
+  else if (arg.is_object() && arg.contains("uri") && arg["uri"].is_string())
+    where = arg["uri"];
+  else if (arg.is_object() && arg.contains("path") && arg["path"].is_string())
+    where = arg["path"];
+  else
+    invalid_params(command + " takes {uri: string} or {path: string}");
+  if (!where.empty() && where.front() == '/') where = path_to_uri(where);
+  if (where.rfind("file://", 0) != 0)
+    invalid_params(command + ": not a file:// URI or an absolute path: " + where);
+  return where;
+}
+
+// A string argument given as itself or as {key: string}.
+std::string string_argument(const std::string& command, const json& arg, const char* key) {
+  if (arg.is_string()) return arg;
+  if (arg.is_object() && arg.contains(key) && arg[key].is_string()) return arg[key];
+  invalid_params(command + " takes {" + key + ": string}");
+}
+
+}  // namespace
+
+const std::vector<std::string>& LspServer::command_names() {
+  // firstfault.runVerification is answered too, but is the client's to offer (it runs the
+  // command in a terminal), so it is not advertised.
+  static const std::vector<std::string> names = {
+      "firstfault.diagnoseText", "firstfault.checkTopology", "firstfault.report",
+      "firstfault.analyzeFile",  "firstfault.analyzeFolder", "firstfault.forgetFile"};
+  return names;
+}
+
+void LspServer::execute_command(SharedReply reply, const json& params) {
+  const json& cmd = member(params, "command", "command");
+  if (!cmd.is_string()) invalid_params("command must be a string");
+  json args = params.value("arguments", json::array());
+  json first = args.is_array() && !args.empty() ? args[0] : json();
+  json token = params.contains("workDoneToken") ? params["workDoneToken"] : json();
+  std::string name = cmd;
+  if (name == "firstfault.diagnoseText") return diagnose_text_command(reply, first);
+  if (name == "firstfault.report") return report_command(reply, first);
+  if (name == "firstfault.checkTopology") return check_topology_command(reply, token);
+  if (name == "firstfault.analyzeFolder")
+    return analyze_folder_command(reply, file_uri_argument(name, first), token);
+  if (name == "firstfault.analyzeFile")
+    return analyze_file_command(reply, file_uri_argument(name, first));
+  if (name == "firstfault.forgetFile") {
+    std::string uri = file_uri_argument(name, first);
+    return reply->result({{"uri", uri}, {"forgotten", core_->forget_file(uri)}});
+  }
+  if (name == "firstfault.runVerification") {
+    // The client runs it in a terminal; the server never executes commands.
+    return reply->result({{"command", first.is_string() ? first : json()}});
+  }
+  invalid_params("unknown command: " + name);
+}
+
+// {text}: a one-off analysis of the text (a selection, a terminal's output), as the CLI's
+// JSON report and its text.
+void LspServer::diagnose_text_command(SharedReply reply, const json& arg) {
+  std::string text = string_argument("firstfault.diagnoseText", arg, "text");
+  core_->diagnose_text(id_key(reply->id()), std::move(text),
+                       answer<analysis::Analysis>(reply, [this](const analysis::Analysis& a) {
+                         report::TextOptions to;
+                         json report = report::to_json(catalog_, a);
+                         std::string text = report::to_text(catalog_, a, to);
+                         if (mask_host_names_) {  // one Masker: the same pseudonyms in both
+                           report::Masker m;
+                           m.add_hosts_from(a);
+                           m.learn(text);
+                           m.mask(report);
+                           text = m.mask(text);
+                         }
+                         return json{{"report", std::move(report)}, {"text", std::move(text)}};
+                       }));
+}
+
+// {uri}: the Markdown report of an open (or read) log's analysis.
+void LspServer::report_command(SharedReply reply, const json& arg) {
+  std::string uri = string_argument("firstfault.report", arg, "uri");
+  core_->report(id_key(reply->id()), uri,
+                answer<AnalysisServer::Report>(reply, [this](const AnalysisServer::Report& r) {
+                  if (!mask_host_names_) return json{{"markdown", r.markdown}};
+                  report::Masker m;
+                  if (r.analysis) m.add_hosts_from(*r.analysis);
+                  return json{{"markdown", m.mask(r.markdown)}};
+                }));
+}
+
+// This machine's topology, discovered on a worker, checked against the NCCL variables of
+// the server's environment.
+void LspServer::check_topology_command(SharedReply reply, const json& token) {
+  if (!token.is_null())
+    notify("$/progress",
+           {{"token", token},
+            {"value", {{"kind", "begin"}, {"title", "firstfault: checking topology"}}}});
+  std::map<std::string, std::string> env;
+  for (const char* v : {"NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "LOCAL_RANK", "CUDA_VISIBLE_DEVICES"})
+    if (const char* val = std::getenv(v)) env[v] = val;
+  auto render = answer<topology::TopoAnalysis>(
+      reply, [](const topology::TopoAnalysis& t) { return topology::render_json(t); });
+  core_->check_topology(
+      id_key(reply->id()), std::move(env), [this, token, render](Result<topology::TopoAnalysis> r) {
+        if (!token.is_null() && !exited_)
+          notify(
+              "$/progress",
+              {{"token", token},
+               {"value", {{"kind", "end"}, {"message", r.ok() ? "done" : r.failure().message}}}});
+        render(std::move(r));
+      });
+}
+
+// Every log directly inside the folder, as one job, with $/progress (begin, a report per
+// file read, end) when a workDoneToken is given.
+void LspServer::analyze_folder_command(SharedReply reply, const std::string& uri,
+                                       const json& token) {
+  auto ended = std::make_shared<bool>(false);
+  if (!token.is_null())
+    notify("$/progress", {{"token", token},
+                          {"value",
+                           {{"kind", "begin"},
+                            {"title", "firstfault: reading the folder's logs"},
+                            {"cancellable", true},
+                            {"percentage", 0}}}});
+  AnalysisServer::FolderProgress progress;
+  if (!token.is_null())
+    progress = [this, token, ended](std::size_t done, std::size_t total, const std::string& f) {
+      if (*ended || exited_) return;
+      notify("$/progress", {{"token", token},
+                            {"value",
+                             {{"kind", "report"},
+                              {"message", std::to_string(done) + " of " + std::to_string(total) +
+                                              ": " + std::filesystem::path(f).filename().string()},
+                              {"percentage", total ? done * 100 / total : 100}}}});
+    };
+  auto render =
+      answer<AnalysisServer::FolderStatus>(reply, [](const AnalysisServer::FolderStatus& s) {
+        return json{{"uri", s.uri}, {"files", s.files}, {"bytes", s.bytes}};
+      });
+  core_->analyze_folder(
+      id_key(reply->id()), uri, std::move(progress),
+      [this, token, ended, render](Result<AnalysisServer::FolderStatus> r) {
+        *ended = true;
+        if (!token.is_null() && !exited_)
+          notify("$/progress",
+                 {{"token", token},
+                  {"value",
+                   {{"kind", "end"},
+                    {"message", r.ok() ? std::to_string(r.value().files.size()) + " log(s)"
+                                       : r.failure().message}}}});
+        render(std::move(r));
+      });
+}
+
+// A log on disk the editor has not opened (too big for it): read, analysed and followed as
+// it grows.
+void LspServer::analyze_file_command(SharedReply reply, const std::string& uri) {
+  core_->analyze_file(
+      id_key(reply->id()), uri,
+      answer<AnalysisServer::DiskFileStatus>(reply, [](const AnalysisServer::DiskFileStatus& s) {
+        return json{{"uri", s.uri}, {"bytes", s.bytes}, {"synchronized", s.synchronized}};
+      }));
+}
+
+}  // namespace ff::lsp

@@ -1,0 +1,190 @@
+#include "lsp/lsp_json.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace ff::lsp {
+
+using json = nlohmann::json;
+
+void invalid_params(const std::string& what) {
+  throw RpcError{kInvalidParams, what};
+}
+
+const json& member(const json& j, const char* key, const char* what) {
+  if (!j.is_object() || !j.contains(key)) invalid_params(std::string("missing ") + what);
+  return j.at(key);
+}
+
+std::string uri_of(const json& params) {
+  const json& td = member(params, "textDocument", "textDocument");
+  const json& uri = member(td, "uri", "textDocument.uri");
+  if (!uri.is_string()) invalid_params("textDocument.uri must be a string");
+  return uri.get<std::string>();
+}
+
+namespace {
+
+std::uint32_t u32(const json& j, const char* what) {
+  if (!j.is_number_integer() && !j.is_number_unsigned())
+    invalid_params(std::string(what) + " must be an integer");
+  auto v = j.get<std::int64_t>();
+  if (v < 0) invalid_params(std::string(what) + " must not be negative");
+  return static_cast<std::uint32_t>(std::min<std::int64_t>(v, 0xFFFFFFFF));
+}
+
+// The typed half of a diagnostic, which clients read instead of its message (the
+// extension's status bar; docs/LSP.md). rank, host and confidence are null when unknown.
+// tests/lsp/golden/ holds what the server sends for a real log; the extension's tests read it.
+json diagnostic_data(const DiagnosticItem& d) {
+  json env = json::object();
+  for (const auto& [k, v] : d.env) env[k] = v;
+  json data = {{"rule", d.rule_id},
+               {"title", d.title},
+               {"category", d.category},
+               {"role", role_name(d.role)},
+               {"rank", d.rank ? json(*d.rank) : json()},
+               {"host", d.host.empty() ? json() : json(d.host)},
+               {"confidence", d.confidence ? json(*d.confidence) : json()},
+               {"env", std::move(env)}};
+  if (d.verdict) {
+    const VerdictItem& v = *d.verdict;
+    json vj = {{"fault", v.fault},
+               {"restart", v.restart},
+               {"node_action", v.node_action},
+               {"host", v.host.empty() ? json(nullptr) : json(v.host)},
+               {"gpu", v.gpu.empty() ? json(nullptr) : json(v.gpu)},
+               {"summary", v.summary}};
+    if (!v.xid_resolution.empty()) vj["xid_resolution"] = v.xid_resolution;
+    data["verdict"] = std::move(vj);
+  }
+  return data;
+}
+
+}  // namespace
+
+Position position_of(const json& j) {
+  return {u32(member(j, "line", "position.line"), "line"),
+          u32(member(j, "character", "position.character"), "character")};
+}
+
+Range range_of(const json& j) {
+  return {position_of(member(j, "start", "range.start")),
+          position_of(member(j, "end", "range.end"))};
+}
+
+std::string id_key(const json& id) {
+  return id.dump();
+}
+
+ClientCapabilities client_capabilities(const json& caps) {
+  ClientCapabilities c;
+  try {
+    for (const auto& e : caps.at("general").at("positionEncodings"))
+      if (e == "utf-8") c.encoding = Encoding::kUtf8;
+  } catch (const json::exception&) {
+  }
+  try {
+    for (const auto& p :
+         caps.at("textDocument").at("codeAction").at("resolveSupport").at("properties"))
+      if (p == "edit") c.resolves_edits = true;
+  } catch (const json::exception&) {
+  }
+  try {
+    c.pulls_diagnostics = caps.at("textDocument").at("diagnostic").is_object() &&
+                          caps.at("workspace").at("diagnostics").value("refreshSupport", false);
+  } catch (const json::exception&) {
+    c.pulls_diagnostics = false;
+  }
+  return c;
+}
+
+json server_capabilities(const ClientCapabilities& client,
+                         const std::vector<std::string>& commands) {
+  json caps = {
+      {"positionEncoding", client.encoding == Encoding::kUtf8 ? "utf-8" : "utf-16"},
+      {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", false}}},
+      {"hoverProvider", true},
+      {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}, {"resolveProvider", true}}},
+      {"codeLensProvider", {{"resolveProvider", false}}},
+      {"executeCommandProvider", {{"commands", commands}}}};
+  // Pulled diagnostics are offered only to a client that pulls (LspServer::pull_diagnostics_).
+  if (client.pulls_diagnostics)
+    caps["diagnosticProvider"] = {{"identifier", "firstfault"},
+                                  {"interFileDependencies", true},
+                                  {"workspaceDiagnostics", false}};
+  return caps;
+}
+
+json range_json(const Range& r) {
+  return {{"start", {{"line", r.start.line}, {"character", r.start.character}}},
+          {"end", {{"line", r.end.line}, {"character", r.end.character}}}};
+}
+
+json diagnostic_json(const DiagnosticItem& d) {
+  json related = json::array();
+  for (const auto& r : d.related)
+    related.push_back(
+        {{"location", {{"uri", r.uri}, {"range", range_json(r.range)}}}, {"message", r.message}});
+  json j = {{"range", range_json(d.range)},
+            {"severity", static_cast<int>(d.severity)},
+            {"code", d.rule_id},
+            {"codeDescription", {{"href", d.href}}},
+            {"source", "firstfault"},
+            {"message", d.message},
+            {"data", diagnostic_data(d)}};
+  if (!related.empty()) j["relatedInformation"] = related;
+  return j;
+}
+
+json file_edit_json(const FileEdit& e) {
+  return {{"documentChanges",
+           {{{"kind", "create"}, {"uri", e.uri}, {"options", {{"overwrite", true}}}},
+            {{"textDocument", {{"uri", e.uri}, {"version", nullptr}}},
+             {"edits", {{{"range", range_json({})}, {"newText", e.text}}}}}}}};
+}
+
+json command_json(const CommandItem& c) {
+  return {{"title", c.title}, {"command", c.command}, {"arguments", c.arguments}};
+}
+
+json code_action_json(const CodeActionItem& a) {
+  json diags = json::array();
+  for (const auto& d : a.diagnostics) diags.push_back(diagnostic_json(d));
+  json j = {{"title", a.title}, {"kind", a.kind}, {"diagnostics", diags}};
+  if (a.preferred) j["isPreferred"] = true;
+  if (a.resolve)
+    j["data"] = {{"uri", a.resolve->uri},
+                 {"rule", a.resolve->rule_id},
+                 {"kind", action_kind_name(a.resolve->kind)}};
+  if (a.edit || !a.more_edits.empty()) {
+    j["edit"] = a.edit ? file_edit_json(*a.edit) : json{{"documentChanges", json::array()}};
+    // Open launch scripts: their whole text replaced (clients clamp the end position).
+    for (const auto& more : a.more_edits)
+      j["edit"]["documentChanges"].push_back(
+          {{"textDocument", {{"uri", more.uri}, {"version", nullptr}}},
+           {"edits",
+            {{{"range",
+               {{"start", {{"line", 0}, {"character", 0}}},
+                {"end", {{"line", 1 << 30}, {"character", 0}}}}},
+              {"newText", more.text}}}}});
+  }
+  if (a.command) j["command"] = command_json(*a.command);
+  return j;
+}
+
+int error_code(const Failure& f) {
+  switch (f.kind) {
+    case Failure::Kind::kCancelled:
+      return kRequestCancelled;
+    case Failure::Kind::kAbandoned:
+      return kRequestFailed;
+    case Failure::Kind::kInvalid:
+      return kInvalidParams;
+    case Failure::Kind::kFailed:
+      break;
+  }
+  return kInternalError;
+}
+
+}  // namespace ff::lsp
