@@ -10,31 +10,26 @@ import { topoArgs, topologyInputKind } from "./pure/serverArgs";
 import { activeLogUri, diskDecision, folderLogs, DOCUMENT_GRACE_MS, followedWithoutTab, TabResource, unsyncedLogTabs } from "./pure/diskLogs";
 import { formatStatus } from "./pure/status";
 import { commandDiagnosisText, CommandRecord } from "./pure/terminalBuffer";
-import { bindingExportLines, renderTopologyHtml, TopoReport } from "./pure/topologyHtml";
-import { TerminalWatcher, terminalSelectionText } from "./terminal";
+import { REPORT_SCHEME, ReportStore, reportPath } from "./pure/reportDocuments";
+import { TopoReport } from "./pure/topologyHtml";
+import { TopologyPanel } from "./pure/topologyPanel";
+import { TerminalWatcher, terminalSelection } from "./terminal";
 
-const REPORT_SCHEME = "firstfault-report";
 const LOG_DOCUMENTS = LOG_SELECTOR as vscode.DocumentSelector;
 
+/** The firstfault-report: documents, served from a bounded store (src/pure/reportDocuments.ts). */
 class ReportDocuments implements vscode.TextDocumentContentProvider {
-  private readonly docs = new Map<string, string>();
+  readonly store = new ReportStore();
   private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.emitter.event;
   provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.docs.get(uri.toString()) ?? "# firstfault\n\nThis report is no longer available.\n";
+    return this.store.get(uri.toString()) ?? "# firstfault\n\nThis report is no longer available.\n";
   }
   set(name: string, markdown: string): vscode.Uri {
-    const uri = vscode.Uri.from({ scheme: REPORT_SCHEME, path: `/${name.replace(/[^A-Za-z0-9_.-]+/g, "-")}.md` });
-    this.docs.set(uri.toString(), markdown);
+    const uri = vscode.Uri.from({ scheme: REPORT_SCHEME, path: reportPath(name) });
+    this.store.set(uri.toString(), markdown);
     this.emitter.fire(uri);
     return uri;
-  }
-  /** Forgets a report once its document is closed. */
-  delete(uri: vscode.Uri): void {
-    this.docs.delete(uri.toString());
-  }
-  get size(): number {
-    return this.docs.size;
   }
 }
 
@@ -48,7 +43,7 @@ let host: ServerHost | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const reports = new ReportDocuments();
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(REPORT_SCHEME, reports));
-  context.subscriptions.push(vscode.workspace.onDidCloseTextDocument((d) => d.uri.scheme === REPORT_SCHEME && reports.delete(d.uri)));
+  context.subscriptions.push(reports.store.forgetOnClose((l) => vscode.workspace.onDidCloseTextDocument(l)));
 
   const showMarkdown = async (name: string, markdown: string) => {
     // Masked by the server when firstfault.report.maskHostNames is set (initializationOptions).
@@ -156,17 +151,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const text = ed ? ed.selections.map((s) => ed.document.getText(s)).join("\n") : "";
     if (text.trim()) return diagnoseText(text, `selection-${Date.now()}`, "diagnosis of the selection");
     if (vscode.window.activeTerminal) {
-      const t = await terminalSelectionText();
-      if (t.trim()) return diagnoseText(t, `terminal-selection-${Date.now()}`, "diagnosis of the terminal selection");
+      const t = await terminalSelection();
+      if (t.kind === "text") return diagnoseText(t.text, `terminal-selection-${Date.now()}`, "diagnosis of the terminal selection");
     }
     void vscode.window.showInformationMessage("firstfault: select the log lines to diagnose first.");
   });
 
   cmd("firstfault.diagnoseTerminalSelection", async () => {
-    if (!vscode.window.activeTerminal) return void vscode.window.showInformationMessage("firstfault: no terminal is open.");
-    const t = await terminalSelectionText();
-    if (t.trim()) return diagnoseText(t, `terminal-selection-${Date.now()}`, "diagnosis of the terminal selection");
-    void vscode.window.showInformationMessage("firstfault: select the log lines in the terminal first.");
+    const t = await terminalSelection();
+    if (t.kind === "text") return diagnoseText(t.text, `terminal-selection-${Date.now()}`, "diagnosis of the terminal selection");
+    void vscode.window.showInformationMessage(t.message);
   });
 
   cmd("firstfault.diagnoseLastFailedCommand", async () => {
@@ -174,8 +168,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const term = vscode.window.activeTerminal;
     if (last && (!term || term.shellIntegration || last.terminalName === term.name)) return diagnoseRecord(last);
     if (term) {
-      const t = await terminalSelectionText();
-      if (t.trim()) return diagnoseText(t, `terminal-selection-${Date.now()}`, "diagnosis of the terminal selection");
+      const t = await terminalSelection();
+      if (t.kind === "text") return diagnoseText(t.text, `terminal-selection-${Date.now()}`, "diagnosis of the terminal selection");
       void vscode.window.showInformationMessage(
         term.shellIntegration
           ? "firstfault: no failed command seen in this terminal yet."
@@ -341,50 +335,38 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   });
   cmd("firstfault.showOutput", () => server.log.show(true));
 
-  // ---- topology
-  let topoPanel: vscode.WebviewPanel | undefined;
-  let topoLines = ""; // the binding export lines of the latest check
+  // ---- topology: one panel with one message listener for its life (src/pure/topologyPanel.ts)
   let lastTextEditor: vscode.TextEditor | undefined = vscode.window.activeTextEditor;
   context.subscriptions.push(vscode.window.onDidChangeActiveTextEditor((e) => e && e.document.uri.scheme !== REPORT_SCHEME && (lastTextEditor = e)));
+  const topology = new TopologyPanel({
+    createPanel: () =>
+      vscode.window.createWebviewPanel("firstfault.topology", "firstfault: topology", vscode.ViewColumn.Active, {
+        enableScripts: true,
+        localResourceRoots: [],
+        retainContextWhenHidden: false,
+      }),
+    nonce: () => crypto.randomBytes(16).toString("base64").replace(/[^A-Za-z0-9]/g, ""),
+    copy: async (lines) => {
+      await vscode.env.clipboard.writeText(lines);
+      void vscode.window.showInformationMessage("firstfault: binding export lines copied.");
+    },
+    apply: async (lines) => {
+      const ed = lastTextEditor && !lastTextEditor.document.isClosed && lastTextEditor.document.languageId !== "log" ? lastTextEditor : undefined;
+      if (ed) {
+        await ed.edit((b) => b.insert(ed.selection.active, lines));
+        await vscode.window.showTextDocument(ed.document, ed.viewColumn);
+        void vscode.window.showInformationMessage(`firstfault: binding inserted into ${path.basename(ed.document.uri.path)}.`);
+      } else {
+        const doc = await vscode.workspace.openTextDocument({ language: "shellscript", content: `#!/bin/sh\n${lines}` });
+        await vscode.window.showTextDocument(doc, vscode.ViewColumn.Beside);
+      }
+    },
+  });
   cmd("firstfault.showTopology", async () => {
     const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: "firstfault: checking topology" }, () =>
       checkTopology(context, server),
     );
-    if (!topoPanel) {
-      const panel = vscode.window.createWebviewPanel("firstfault.topology", "firstfault: topology", vscode.ViewColumn.Active, {
-        enableScripts: true,
-        localResourceRoots: [],
-        retainContextWhenHidden: false,
-      });
-      topoPanel = panel;
-      // One listener for the panel's life; it reads the latest check's lines.
-      const listener = panel.webview.onDidReceiveMessage(async (m: { type?: string }) => {
-        const lines = topoLines;
-        if (m?.type === "copy") {
-          await vscode.env.clipboard.writeText(lines);
-          void vscode.window.showInformationMessage("firstfault: binding export lines copied.");
-        } else if (m?.type === "apply") {
-          const ed = lastTextEditor && !lastTextEditor.document.isClosed && lastTextEditor.document.languageId !== "log" ? lastTextEditor : undefined;
-          if (ed) {
-            await ed.edit((b) => b.insert(ed.selection.active, lines));
-            await vscode.window.showTextDocument(ed.document, ed.viewColumn);
-            void vscode.window.showInformationMessage(`firstfault: binding inserted into ${path.basename(ed.document.uri.path)}.`);
-          } else {
-            const doc = await vscode.workspace.openTextDocument({ language: "shellscript", content: `#!/bin/sh\n${lines}` });
-            await vscode.window.showTextDocument(doc, vscode.ViewColumn.Beside);
-          }
-        }
-      });
-      panel.onDidDispose(() => {
-        listener.dispose();
-        topoPanel = undefined;
-      });
-    }
-    const panel = topoPanel;
-    const nonce = crypto.randomBytes(16).toString("base64").replace(/[^A-Za-z0-9]/g, "");
-    panel.webview.html = renderTopologyHtml(report, { nonce, cspSource: panel.webview.cspSource });
-    topoLines = bindingExportLines(report.binding);
-    panel.reveal();
+    topology.show(report);
   });
 
   // ---- settings that need a restart

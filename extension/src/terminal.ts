@@ -2,6 +2,7 @@
 import * as vscode from "vscode";
 import { BoundedBuffer, CommandHistory, CommandRecord, DEFAULT_MAX_CHARS, stripTerminalEscapes } from "./pure/terminalBuffer";
 import { analyseCommand, commandOutcome, rootCauseLine, TextReport } from "./pure/terminalOffer";
+import { readTerminalSelection, TerminalSelection } from "./pure/terminalSelection";
 
 /** A command's output analysed by the server (firstfault.diagnoseText). */
 export interface CommandAnalysis {
@@ -92,21 +93,15 @@ export class TerminalWatcher implements vscode.Disposable {
 }
 
 /**
- * The active terminal's selection: Terminal.selection if the host ever gives it to this
- * extension (a proposed API today, microsoft/vscode#188173), else through the clipboard
- * (restored afterwards).
+ * The active terminal's selection (src/pure/terminalSelection.ts): Terminal.selection if
+ * the host gives it to this extension (a proposed API today, microsoft/vscode#188173),
+ * else copied through the clipboard, whose text is restored afterwards.
  */
-export async function terminalSelectionText(): Promise<string> {
-  const direct = (vscode.window.activeTerminal as { selection?: unknown } | undefined)?.selection;
-  if (typeof direct === "string") return direct;
-  const before = await vscode.env.clipboard.readText();
-  const marker = `\u0000firstfault-${Date.now()}`;
-  await vscode.env.clipboard.writeText(marker);
-  try {
-    await vscode.commands.executeCommand("workbench.action.terminal.copySelection");
-    const text = await vscode.env.clipboard.readText();
-    return text === marker ? "" : text;
-  } finally {
-    await vscode.env.clipboard.writeText(before);
-  }
+export function terminalSelection(): Promise<TerminalSelection> {
+  return readTerminalSelection({
+    terminal: vscode.window.activeTerminal,
+    readClipboard: () => vscode.env.clipboard.readText(),
+    writeClipboard: (text) => vscode.env.clipboard.writeText(text),
+    copySelection: () => vscode.commands.executeCommand("workbench.action.terminal.copySelection"),
+  });
 }
