@@ -11,11 +11,8 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
 #include <cstddef>
 #include <functional>
-#include <future>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -25,9 +22,7 @@
 #include <vector>
 
 #include "analysis/catalog.hpp"
-#include "jsonio/json_reader.hpp"
 #include "lsp/analysis_server.hpp"
-#include "lsp/document_text.hpp"
 #include "lsp/features.hpp"
 #include "lsp/lsp_json.hpp"
 #include "lsp/message_reader.hpp"
