@@ -1,5 +1,9 @@
+#include <unistd.h>
+
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "lsp/transport.hpp"
@@ -114,4 +118,68 @@ TEST_CASE("framing: every body carries the parser's padding, however it arrives"
     CHECK_FALSE(p.mid_message());
     CHECK(p.buffered() == 0);
   }
+}
+
+// The reading side of StdioTransport, on a pipe: what the adapter's reader thread gets.
+namespace {
+
+struct CountingReceiver : ff::lsp::MessageReceiver {
+  std::vector<std::string> events;  // "frame:<body or error>", "prepare:<size>", "drop"
+  void on_frames(std::vector<Frame>& frames) override {
+    for (auto& f : frames)
+      events.push_back(f.kind == Frame::Kind::kError ? "error:" + f.error : "frame:" + f.body);
+  }
+  void prepare_for_body(std::size_t size) override {
+    events.push_back("prepare:" + std::to_string(size));
+  }
+  void drop_prepared() override { events.push_back("drop"); }
+};
+
+}  // namespace
+
+TEST_CASE("stdio transport: reads frames until end of input, and prepares for a big body",
+          "[lsp]") {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  const std::string big(std::size_t{2} << 20, 'x');  // 2 MiB, above kPrepareBodyBytes
+  std::string input = ff::lsp::frame("{\"a\":1}") + ff::lsp::frame(big) +
+                      "Content-Length: 100000000\r\n\r\n" +  // over the limit: refused
+                      ff::lsp::frame("{\"b\":2}");
+  std::thread writer([&] {
+    std::size_t done = 0;
+    while (done < input.size()) {
+      ssize_t n =
+          ::write(fds[1], input.data() + done, std::min<std::size_t>(input.size() - done, 4096));
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    ::close(fds[1]);
+  });
+  CountingReceiver r;
+  ff::lsp::StdioTransport transport(-1, fds[0]);
+  transport.read_until_eof(r, std::size_t{4} << 20);
+  writer.join();
+  ::close(fds[0]);
+
+  std::vector<std::string> frames;
+  std::size_t first_prepare = r.events.size(), big_frame = r.events.size();
+  for (std::size_t i = 0; i < r.events.size(); ++i) {
+    const std::string& e = r.events[i];
+    if (e.rfind("frame:", 0) == 0 || e.rfind("error:", 0) == 0) frames.push_back(e.substr(0, 40));
+    if (e == "prepare:" + std::to_string(big.size()) && first_prepare == r.events.size())
+      first_prepare = i;
+    if (e == "frame:" + big) big_frame = i;
+  }
+  REQUIRE(frames.size() == 3);
+  CHECK(frames[0] == "frame:{\"a\":1}");
+  CHECK(frames[1] == "frame:" + big.substr(0, 34));
+  // The oversized message is a framing error, and the next message is still read... once its
+  // 100 MB have been skipped: here the input ends first, so the last frame is the error.
+  CHECK(frames[2].rfind("error:message of 100000000 bytes", 0) == 0);
+  // Memory for the big body was prepared while it arrived, before its frame.
+  REQUIRE(first_prepare < r.events.size());
+  CHECK(first_prepare < big_frame);
+  // The read that completed it is followed by drop_prepared() (after that read's frames).
+  CHECK(std::find(r.events.begin() + static_cast<std::ptrdiff_t>(big_frame), r.events.end(),
+                  "drop") != r.events.end());
 }
