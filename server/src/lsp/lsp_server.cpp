@@ -857,7 +857,11 @@ void LspServer::execute_command(SharedReply reply, const json& params) {
       };
     auto render =
         answer<AnalysisServer::FolderStatus>(reply, [](const AnalysisServer::FolderStatus& s) {
-          return json{{"uri", s.uri}, {"files", s.files}, {"bytes", s.bytes}};
+          return json{{"uri", s.uri},
+                      {"files", s.files},
+                      {"bytes", s.bytes},
+                      {"evidence", s.evidence},
+                      {"problems", s.problems}};
         });
     return core_->analyze_folder(
         tag, where, std::move(progress),
