@@ -1,11 +1,12 @@
 // libFuzzer: the NCCL RAS reader (ncclras text report, -f json, monitor events in text and
 // JSON). Any bytes give a report or an error with a line; never a crash, a loop or a leak.
-// The report is also rendered, as `analyze` does with it.
+// The report is also rendered, and its conclusions written into its text, as `analyze` does.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <variant>
 
+#include "evidence/ras_lines.hpp"
 #include "evidence/ras_report.hpp"
 #include "report/report.hpp"
 
@@ -14,6 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)ff::evidence::looks_like_ras(text);
   auto parsed = ff::evidence::parse_ras(text);
   if (auto* r = std::get_if<ff::evidence::RasReport>(&parsed)) {
+    // The conclusions as lines, written over the report's text as `analyze` reads it.
+    (void)ff::evidence::ras_analysis_text(text, ff::evidence::render_ras(*r));
     std::vector<ff::report::RasInput> in{{"fuzz", std::move(*r)}};
     (void)ff::report::ras_json(in).dump();
     (void)ff::report::ras_text(in, false);

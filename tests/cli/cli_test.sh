@@ -154,8 +154,12 @@ r = {x['file'].split('/')[-1]: x for x in d['ras']}
 assert r['doc-mismatch-lagging.txt']['stuck_ranks'] == [0, 2, 3, 4, 5, 7], r
 assert r['doc-report.json']['stuck_ranks'] == [1], r
 assert r['doc-monitor.json']['events'][0]['event'] == 'PEER_DEAD', r
-# RAS JSON is not scanned as a log
-assert all(not f['path'].endswith('.json') for f in d['files']), d['files']
+# The conclusions are evidence: the ranks behind initiate, the missing rank of the JSON
+# report and the dead process of the monitor event are further evidence
+top = d['diagnoses'][0]
+assert top['rule'] == 'nccl-ras-ranks-behind' and top['initiating']['rank'] == 0, top
+rules = {x['rule'] for x in d['diagnoses']}
+assert {'nccl-ras-missing-rank'} <= rules, rules
 assert d['verdict']['fault'] in ('workload', 'infrastructure', 'undetermined')
 "
 mkdir -p "$tmp/rasdir" && cp "$ras/doc-report.json" "$tmp/rasdir/ncclras.json" && echo '{"other": 1}' >"$tmp/rasdir/config.json"

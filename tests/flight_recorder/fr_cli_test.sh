@@ -81,6 +81,9 @@ echo "--out $tmp/host --scenario missing --culprit 12 --naming host" >>"$tmp/bat
 echo "--out $tmp/logs --scenario missing --culprit 0 --log" >>"$tmp/batch"
 echo "--out $tmp/healthy --scenario healthy" >>"$tmp/batch"
 echo "--out $tmp/bad --scenario missing --culprit 3 --ranks 8" >>"$tmp/batch"
+# The watchdog lines of a 32-rank and a 2-rank job, for NCCL RAS reports of the same job (tests/data/ras).
+echo "--out $tmp/ras-lagging --ranks 32 --scenario nodump --culprit 0 --log" >>"$tmp/batch"
+echo "--out $tmp/ras-missing --ranks 2 --scenario nodump --culprit 1 --log" >>"$tmp/batch"
 python3 "$gen" --batch "$tmp/batch"
 for i in $(seq 1 $n); do
   verdict "$i" "${want[$i]}" "${what[$i]}" "$tmp/$i"
@@ -103,6 +106,21 @@ done
 verdict logs "straggler 0 MISSING_RANKS [0] 63 flight-recorder-missing-rank" "dumps and logs" "$tmp/logs"
 # Healthy dumps: no culprit; the logs alone decide.
 verdict healthy "none" "healthy dumps" "$tmp/healthy"
+
+# NCCL RAS output: alone it names the ranks behind (or missing) as initiating; beside the
+# text logs of the same job the watchdog timeouts are its collateral.
+ras=$2/data/ras
+for d in lagging missing; do
+  mkdir -p "$tmp/ras-$d-logs" && mv "$tmp/ras-$d/train.log" "$tmp/ras-$d-logs/"
+done
+cp "$ras/doc-mismatch-lagging.txt" "$tmp/ras-lagging-logs/ncclras.txt"
+cp "$ras/doc-report.json" "$tmp/ras-missing-logs/ncclras.json"
+verdict ras-alone "straggler 0 None [0, 2-5, 7] 0 nccl-ras-ranks-behind" "RAS report alone" "$ras/doc-mismatch-lagging.txt"
+verdict ras-logs "straggler 0 None [0, 2-5, 7] 31 nccl-ras-ranks-behind" "RAS report and logs" "$tmp/ras-lagging-logs"
+verdict ras-json-logs "remote-peer 1 None [1] 1 nccl-ras-missing-rank" "RAS JSON and a 2-rank job's logs" "$tmp/ras-missing-logs"
+verdict ras-dead "remote-peer 21 None [21] 0 nccl-ras-missing-rank" "RAS: a dead process" "$ras/doc-dead.txt"
+cat "$ras/doc-mismatch-lagging.txt" "$ras/doc-mismatch-lagging.txt" >"$tmp/ras-twice.txt"
+verdict ras-frozen "straggler 0 None [0, 2-5, 7] 0 nccl-ras-stuck-ranks" "RAS: the same counts twice" "$tmp/ras-twice.txt"
 
 # Hostile dumps: an error naming the file and the byte, never a crash.
 f=$tmp/bad/nccl_trace_rank_2

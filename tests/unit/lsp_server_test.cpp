@@ -724,3 +724,107 @@ TEST_CASE("lsp server: a cancelled folder job is answered at once and adds nothi
   CHECK(n_method(c.received, "textDocument/publishDiagnostics") == 0);
   CHECK(c.server->replied_twice() == 0);
 }
+
+// Issue 19: a folder of Flight Recorder dumps (and the text log of the same job), or of NCCL
+// RAS output, is diagnosed like `firstfault analyze DIR`: the dumps are compared across
+// ranks on the worker and the conclusion is published on the culprit's dump (line 0), with
+// its verdict; the watchdog lines of the log are its collateral. The dump set is
+// tests/data/flight_recorder/missing-rank2 (generated, see its README).
+namespace {
+
+void copy_data(const std::string& from, const std::filesystem::path& to) {
+  for (const auto& e : std::filesystem::directory_iterator(std::string(FF_TEST_DATA) + "/" + from))
+    if (e.path().filename() != "README.md")
+      std::filesystem::copy_file(e.path(), to / e.path().filename());
+}
+
+// The initiating diagnostic of a publication (null when there is none).
+json root_diagnostic(const json& publication) {
+  if (publication.is_null()) return json();
+  for (const auto& d : publication["diagnostics"])
+    if (d["data"]["role"] == "initiating") return d;
+  return json();
+}
+
+}  // namespace
+
+TEST_CASE("lsp server: a folder of Flight Recorder dumps and a log is one job", "[lsp]") {
+  TempDir dir;
+  copy_data("flight_recorder/missing-rank2", dir.path);
+  Client c(nullptr, json::object(), [&](ServerOptions& o) {
+    o.disk_reader = cli::make_lsp_disk_reader();
+    o.watch_ms = 50;  // dumps are not followed: a poll must not append their bytes
+  });
+  initialize(c);
+  c.send({execute(2, "firstfault.analyzeFolder", {{"path", dir.path.string()}})});
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 2) == 1; }));
+  auto reply = c.replies_to(2)[0];
+  REQUIRE(reply.contains("result"));
+  auto uri = [&](const std::string& f) { return path_to_uri((dir.path / f).string()); };
+  CHECK(reply["result"]["files"].size() == 5);
+  CHECK(reply["result"]["evidence"] ==
+        json::array({uri("nccl_trace_rank_0"), uri("nccl_trace_rank_1"), uri("nccl_trace_rank_2"),
+                     uri("nccl_trace_rank_3")}));
+  CHECK(reply["result"]["problems"].empty());
+  const std::string culprit = uri("nccl_trace_rank_2"), log = uri("train.log");
+  REQUIRE(c.wait([&](const std::vector<json>& r) {
+    return n_method(r, "textDocument/publishDiagnostics", culprit) >= 1 &&
+           n_method(r, "textDocument/publishDiagnostics", log) >= 1;
+  }));
+  json root = root_diagnostic(latest_publication(c, culprit));
+  REQUIRE_FALSE(root.is_null());
+  CHECK(root["range"]["start"]["line"] == 0);
+  CHECK(root["data"]["rule"] == "flight-recorder-missing-rank");
+  CHECK(root["data"]["rank"] == 2);
+  CHECK(root["data"]["verdict"]["fault"] == "workload");
+  // The log's watchdog lines are collateral, not a root cause of their own.
+  json log_pub = latest_publication(c, log);
+  CHECK(root_diagnostic(log_pub).is_null());
+  std::size_t collateral = 0;
+  for (const auto& d : log_pub["diagnostics"]) collateral += d["data"]["role"] == "collateral";
+  CHECK(collateral == 3);
+  c.send({execute(3, "firstfault.report", {{"uri", culprit}})});
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 3) == 1; }));
+  std::string md = c.replies_to(3)[0]["result"].value("markdown", "");
+  CHECK(md.find("## Verdict") != std::string::npos);
+  CHECK(md.find("rank 2 never enqueued collective 3") != std::string::npos);
+  // Polls leave the dumps as they were read.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  REQUIRE(c.sync());
+  CHECK(root_diagnostic(latest_publication(c, culprit))["range"]["start"]["line"] == 0);
+}
+
+TEST_CASE("lsp server: NCCL RAS output alone names the ranks behind, on its own file", "[lsp]") {
+  TempDir dir;
+  std::filesystem::copy_file(std::string(FF_TEST_DATA) + "/ras/doc-mismatch-lagging.txt",
+                             dir.path / "ncclras.txt");
+  std::filesystem::copy_file(std::string(FF_TEST_DATA) + "/ras/doc-report.json",
+                             dir.path / "report.json");
+  Client c(nullptr, json::object(),
+           [&](ServerOptions& o) { o.disk_reader = cli::make_lsp_disk_reader(); });
+  initialize(c);
+  const std::string text = path_to_uri((dir.path / "ncclras.txt").string());
+  const std::string js = path_to_uri((dir.path / "report.json").string());
+  // One file read from disk: the RAS JSON report alone.
+  c.send({execute(2, "firstfault.analyzeFile", {{"uri", js}})});
+  REQUIRE(c.wait([&](const std::vector<json>& r) {
+    return n_method(r, "textDocument/publishDiagnostics", js) >= 1;
+  }));
+  json root = root_diagnostic(latest_publication(c, js));
+  REQUIRE_FALSE(root.is_null());
+  CHECK(root["data"]["rule"] == "nccl-ras-missing-rank");
+  CHECK(root["data"]["rank"] == 1);
+  CHECK(root["range"]["start"]["line"] == 0);
+  // The folder: the text report's ranks behind lead, on the report's communicator line.
+  c.send({execute(3, "firstfault.analyzeFolder", {{"path", dir.path.string()}})});
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 3) == 1; }));
+  REQUIRE(c.wait([&](const std::vector<json>& r) {
+    return n_method(r, "textDocument/publishDiagnostics", text) >= 1;
+  }));
+  root = root_diagnostic(latest_publication(c, text));
+  REQUIRE_FALSE(root.is_null());
+  CHECK(root["data"]["rule"] == "nccl-ras-ranks-behind");
+  CHECK(root["data"]["rank"] == 0);
+  CHECK(root["range"]["start"]["line"] == 7);
+  CHECK(root["data"]["verdict"].is_object());
+}

@@ -6,12 +6,11 @@
 
 #include "analysis/analyze.hpp"
 #include "cli/commands.hpp"
-#include "cli/flight_recorder_inputs.hpp"
+#include "cli/evidence_inputs.hpp"
 #include "cli/input_files.hpp"
 #include "cli/keep_until_exit.hpp"
 #include "cli/rule_set.hpp"
 #include "cli/scan_inputs.hpp"
-#include "evidence/ras_report.hpp"
 #include "fix/fix_cli.hpp"
 #include "report/mask.hpp"
 #include "report/report.hpp"
@@ -110,38 +109,21 @@ int run_analyze(const std::vector<std::string>& args) {
     std::cerr << "firstfault analyze: " << err.path << ": " << err.message << "\n";
     return kExitUsage;
   }
-  {
-    std::vector<DumpProblem> problems;
-    std::size_t read = replace_flight_recorder_dumps(inputs, problems);
-    // Unreadable dumps are left out with a warning; when nothing readable is left, the
-    // input as a whole is unusable.
-    bool usable = read > 0 || problems.size() < inputs.size();
-    for (const auto& p : problems)
-      std::cerr << "firstfault analyze: " << (usable ? "warning: " : "") << p.path << ": " << p.message << "\n";
-    if (!usable) return kExitUsage;
-  }
-  // NCCL RAS client output is evidence of its own: read for the ranks it names. The text
-  // report stays a log as well (rules know its lines); JSON is not scanned as a log.
+  // Flight Recorder dumps and NCCL RAS output are read as evidence and take their files'
+  // place as the lines the rules read (docs/EVIDENCE.md, docs/RAS.md).
   std::vector<report::RasInput> ras;
   {
-    std::vector<InputFile> logs;
-    for (auto& in : inputs) {
-      bool scan = true;
-      if (evidence::looks_like_ras(in.text())) {
-        auto parsed = evidence::parse_ras(in.text());
-        if (auto* e = std::get_if<evidence::RasParseError>(&parsed)) {
-          std::cerr << "firstfault analyze: warning: " << in.name() << ":" << e->line
-                    << ": not readable as NCCL RAS output: " << e->message << "\n";
-        } else {
-          auto& r = std::get<evidence::RasReport>(parsed);
-          scan = r.format == evidence::RasFormat::kText ||
-                 r.format == evidence::RasFormat::kMonitorText;
-          ras.push_back({in.name(), std::move(r)});
-        }
-      }
-      if (scan) logs.push_back(std::move(in));
-    }
-    inputs = std::move(logs);
+    const std::size_t given = inputs.size();
+    EvidenceTexts ev = replace_evidence(inputs);
+    // Unreadable dumps are left out with a warning; when nothing readable is left, the
+    // input as a whole is unusable.
+    bool usable = ev.dumps > 0 || ev.dump_problems.size() < given;
+    for (const auto& p : ev.dump_problems)
+      std::cerr << "firstfault analyze: " << (usable ? "warning: " : "") << p.path << ": " << p.message << "\n";
+    if (!usable) return kExitUsage;
+    for (const auto& p : ev.ras_problems)
+      std::cerr << "firstfault analyze: warning: " << p.path << ":" << p.message << "\n";
+    ras = std::move(ev.ras);
   }
   ScanOptions so;
   so.pieces.threads = threads;

@@ -6,6 +6,7 @@
 #include <system_error>
 #include <vector>
 
+#include "cli/evidence_inputs.hpp"
 #include "cli/input_files.hpp"
 #include "lsp/document_text.hpp"
 
@@ -57,15 +58,32 @@ class MappedDiskReader : public lsp::DiskFileReader {
     return piece;
   }
 
-  std::vector<std::string> list_logs(const std::string& path) override {
+  std::vector<std::string> list_inputs(const std::string& path) override {
     std::error_code ec;
     if (!std::filesystem::is_directory(path, ec)) throw std::runtime_error(path + ": not a folder");
-    // Logs only: the language server reads text logs, not dumps or RAS JSON.
     std::vector<std::string> out;
     std::string why;
-    if (!list_directory_inputs(path, DirectoryInputs::kLogs, out, why))
+    if (!list_directory_inputs(path, DirectoryInputs::kLogsAndEvidence, out, why))
       throw std::runtime_error(path + ": cannot list: " + why);
     return out;
+  }
+
+  std::vector<std::string> read_evidence(const std::vector<std::string>& paths,
+                                         std::vector<Piece>& pieces) override {
+    std::vector<EvidenceInput> views;
+    views.reserve(paths.size());
+    for (std::size_t i = 0; i < paths.size() && i < pieces.size(); ++i)
+      views.push_back({paths[i], pieces[i].bytes});
+    EvidenceTexts ev = convert_evidence(views);
+    std::vector<std::string> problems;
+    for (const auto* list : {&ev.dump_problems, &ev.ras_problems})
+      for (const auto& p : *list)
+        problems.push_back(p.path + (list == &ev.ras_problems ? ":" : ": ") + p.message);
+    for (auto& [i, text] : ev.texts) {
+      pieces[i].bytes = std::move(text);
+      pieces[i].evidence = true;
+    }
+    return problems;
   }
 };
 

@@ -258,7 +258,7 @@ RasReport parse_text(const std::vector<std::string_view>& lines) {
     }
     if (section == Section::kDead || section == Section::kIncomplete) {
       if (RE2::FullMatch(line, P.process, &a, &b, &c))
-        (section == Section::kDead ? r.dead : r.unreachable).push_back({b, to_ll(a), c});
+        (section == Section::kDead ? r.dead : r.unreachable).push_back({b, to_ll(a), c, i});
       continue;
     }
     if (section == Section::kComm && comm) {
@@ -274,11 +274,13 @@ RasReport parse_text(const std::vector<std::string_view>& lines) {
         continue;
       }
       if (line.rfind("Missing communicator data from", 0) == 0) {
+        comm->missing_line = i;
         in_missing = true;
         in_counts = false;
         continue;
       }
       if (RE2::FullMatch(line, P.missing_list, &a)) {
+        comm->missing_line = i;
         std::string_view rest = a;
         while (!rest.empty()) {
           std::size_t k = rest.find_first_of(", ");
@@ -369,6 +371,7 @@ RasReport parse_text_reports(const std::vector<std::string_view>& lines) {
   std::size_t offset = starts.back();
   for (auto& c : last.communicators) {
     c.line += offset;
+    c.missing_line += offset;
     for (const auto& p : prev.communicators) {
       if (p.hash != c.hash) continue;
       bool same = p.counts.size() == c.counts.size();
@@ -379,8 +382,12 @@ RasReport parse_text_reports(const std::vector<std::string_view>& lines) {
     }
   }
   for (auto& e : last.events) e.line += offset;
+  for (auto& p : last.dead) p.line += offset;
+  for (auto& p : last.unreachable) p.line += offset;
   // Dead processes and monitor events stay true once seen.
+  const std::size_t prev_offset = starts.size() == 2 ? 0 : starts[starts.size() - 2];
   for (auto& p : prev.dead) {
+    p.line += prev_offset;
     bool known = false;
     for (const auto& q : last.dead) known = known || (q.pid == p.pid && q.host == p.host);
     if (!known) last.dead.push_back(std::move(p));
@@ -540,7 +547,7 @@ std::variant<RasReport, RasParseError> parse_json_stream(std::string_view text) 
         return *err;
       }
       auto& rep = std::get<RasReport>(one);
-      for (auto& c : rep.communicators) c.line = line_of(text, start) - 1;
+      for (auto& c : rep.communicators) c.line = c.missing_line = line_of(text, start) - 1;
       if (r.nccl_version.empty()) r.nccl_version = rep.nccl_version;
       r.format = RasFormat::kJson;
       for (auto& c : rep.communicators) r.communicators.push_back(std::move(c));

@@ -25,6 +25,7 @@ struct RasProcess {
   std::string host;
   long long pid = -1;
   std::string gpu;  // as RAS prints it ("5", "0,1"), empty when not known
+  std::size_t line = 0;  // 0-based line where a dead or unreachable process is listed
 };
 
 struct RasRank {
@@ -47,6 +48,7 @@ struct RasCommunicator {
   std::vector<std::string> problems;  // "MISMATCH", "INCOMPLETE", "ERROR"
   std::vector<RasCountGroup> counts;
   std::vector<RasRank> missing;  // ranks RAS could not get data from
+  std::size_t missing_line = 0;  // 0-based line listing them (the communicator's in JSON)
   std::vector<RasRank> errored;  // ranks with an initialisation or asynchronous error (JSON)
   // The conclusion: ranks that launched fewer operations than the most advanced ones. When
   // RAS listed only the ranks ahead, these are derived by inversion (`behind_inferred`).

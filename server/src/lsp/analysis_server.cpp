@@ -295,7 +295,13 @@ void AnalysisServer::analyze_file(Tag tag, const std::string& uri, Callback<Disk
   std::string path = uri_to_path(uri);
   auto reader = options_.disk_reader;
   run_on_worker<DiskFileReader::Piece>(
-      std::move(tag), [reader, path] { return reader->read_from(path, 0); },
+      std::move(tag),
+      [reader, path] {
+        // A Flight Recorder dump or RAS output is read for its conclusions.
+        std::vector<DiskFileReader::Piece> one{reader->read_from(path, 0)};
+        for (const auto& p : reader->read_evidence({path}, one)) spdlog::warn("{}", p);
+        return std::move(one.front());
+      },
       [this, uri, path, cb](Result<DiskFileReader::Piece> r) {
         if (!r.ok()) return cb(r.failure());
         if (features_.is_open(uri) && !is_disk_file(uri))  // opened by the client meanwhile
@@ -314,7 +320,7 @@ void AnalysisServer::analyze_file(Tag tag, const std::string& uri, Callback<Disk
 void AnalysisServer::adopt_disk_file(const std::string& uri, const std::string& path,
                                      DiskFileReader::Piece piece) {
   auto& f = disk_files_[uri];
-  f = DiskFile{path, piece.size, f.version + 1, false};
+  f = DiskFile{path, piece.size, f.version + 1, false, piece.evidence};
   features_.open(uri, "log", f.version, std::move(piece.bytes));
 }
 
@@ -327,6 +333,7 @@ void AnalysisServer::analyze_folder(Tag tag, const std::string& uri, FolderProgr
   struct Read {
     std::vector<std::string> paths;
     std::vector<DiskFileReader::Piece> pieces;
+    std::vector<std::string> problems;
   };
   // Set when the Op is answered otherwise (cancelled, abandoned): the worker stops reading.
   auto stop = std::make_shared<std::atomic<bool>>(false);
@@ -336,7 +343,7 @@ void AnalysisServer::analyze_folder(Tag tag, const std::string& uri, FolderProgr
       std::move(tag),
       [this, reader, dir, stop, progress]() {
         auto read = std::make_shared<Read>();
-        read->paths = reader->list_logs(dir);
+        read->paths = reader->list_inputs(dir);
         for (std::size_t i = 0; i < read->paths.size(); ++i) {
           if (stop->load()) throw std::runtime_error("cancelled");  // answered already
           read->pieces.push_back(reader->read_from(read->paths[i], 0));
@@ -345,6 +352,8 @@ void AnalysisServer::analyze_folder(Tag tag, const std::string& uri, FolderProgr
               progress(i + 1, n, p);
             });
         }
+        // One job: the dumps are compared across ranks, RAS output read for its ranks.
+        read->problems = reader->read_evidence(read->paths, read->pieces);
         return read;
       },
       [this, uri, stop, cb](Result<std::shared_ptr<Read>> r) {
@@ -352,8 +361,10 @@ void AnalysisServer::analyze_folder(Tag tag, const std::string& uri, FolderProgr
           stop->store(true);
           return cb(r.failure());
         }
-        FolderStatus status{uri, {}, 0};
+        FolderStatus status{uri, {}, 0, {}, {}};
         auto& read = *r.value();
+        status.problems = std::move(read.problems);
+        for (const auto& p : status.problems) spdlog::warn("{}", p);
         for (std::size_t i = 0; i < read.paths.size(); ++i) {
           std::string file_uri = path_to_uri(read.paths[i]);
           if (features_.is_open(file_uri) && !is_disk_file(file_uri)) {
@@ -361,6 +372,7 @@ void AnalysisServer::analyze_folder(Tag tag, const std::string& uri, FolderProgr
             continue;
           }
           status.bytes += read.pieces[i].size;
+          if (read.pieces[i].evidence) status.evidence.push_back(file_uri);
           adopt_disk_file(file_uri, read.paths[i], std::move(read.pieces[i]));
           status.files.push_back(file_uri);
         }
@@ -401,7 +413,7 @@ void AnalysisServer::arm_watch() {
 
 void AnalysisServer::poll_disk_files() {
   for (auto& [uri, f] : disk_files_) {
-    if (f.reading) continue;
+    if (f.reading || f.evidence) continue;
     f.reading = true;
     scheduler_->post_work(
         [this, uri = uri, path = f.path, from = f.offset, reader = options_.disk_reader] {

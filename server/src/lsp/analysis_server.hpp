@@ -18,9 +18,10 @@
 // and polled on a protocol-thread timer: what it grew by is read on a worker from the last
 // offset and appended in place, so the analysis scans only the new bytes. A didOpen of its
 // URI hands it over to the client.
-// A folder is one job (analyze_folder): its logs are listed and read on a worker, one after
-// the other, with progress after each, and the job stops between files when it is cancelled;
-// then they all join the open logs at once, for one analysis.
+// A folder is one job (analyze_folder): its logs and evidence files are listed and read on a
+// worker, one after the other, with progress after each, and the job stops between files when
+// it is cancelled; the evidence among them is read as `firstfault analyze DIR` reads it
+// (through the DiskFileReader); then they all join the open logs at once, for one analysis.
 #pragma once
 
 #include <boost/asio/steady_timer.hpp>
@@ -154,13 +155,19 @@ class AnalysisServer {
     bool synchronized = false;  // the client has it open: nothing was read
   };
   void analyze_file(Tag tag, const std::string& uri, Callback<DiskFileStatus> cb);
-  // Every log directly inside a folder (file:// URI), read from disk as above and added as
-  // one job: `progress` (protocol thread) after each file read; answered with the files once
-  // all are read. Cancelled (cancel(tag)), it stops reading and adds none of them.
+  // Every input directly inside a folder (file:// URI) that `firstfault analyze DIR` takes,
+  // read from disk as above and added as one job: Flight Recorder dumps and NCCL RAS output
+  // are held as the lines the analysis reads for them (DiskFileReader::read_evidence; not
+  // followed as they grow), so their conclusions are published on their URIs. `progress`
+  // (protocol thread) after each file read; answered with the files once all are read.
+  // Cancelled (cancel(tag)), it stops reading and adds none of them.
   struct FolderStatus {
     std::string uri;
     std::vector<std::string> files;  // URIs
     std::size_t bytes = 0;
+    std::vector<std::string> evidence;  // URIs of the files read as evidence (dumps, RAS)
+    // "PATH: what" for files that could not be read as the evidence they look like
+    std::vector<std::string> problems;
   };
   using FolderProgress =
       std::function<void(std::size_t done, std::size_t total, const std::string& file)>;
@@ -204,6 +211,7 @@ class AnalysisServer {
     std::size_t offset = 0;  // bytes read so far
     std::int64_t version = 1;
     bool reading = false;  // a poll's read is on a worker
+    bool evidence = false;  // held as the lines its evidence was read as: not polled
   };
   void arm_watch();
   void poll_disk_files();

@@ -161,7 +161,11 @@ void LspServer::analyze_folder_command(SharedReply reply, const std::string& uri
     };
   auto render =
       answer<AnalysisServer::FolderStatus>(reply, [](const AnalysisServer::FolderStatus& s) {
-        return json{{"uri", s.uri}, {"files", s.files}, {"bytes", s.bytes}};
+        return json{{"uri", s.uri},
+                    {"files", s.files},
+                    {"bytes", s.bytes},
+                    {"evidence", s.evidence},
+                    {"problems", s.problems}};
       });
   core_->analyze_folder(
       id_key(reply->id()), uri, std::move(progress),
