@@ -239,6 +239,36 @@ TEST_CASE("document text: appends stay incremental and exact when a rule is capp
   CHECK(r2.analysis.events.size() == full.events.size());
 }
 
+TEST_CASE("document text: appends stay exact when a context rule's lines are only counted",
+          "[lsp]") {
+  // More context lines than a log keeps events of: an append past them must give the
+  // events and counts of a full scan.
+  std::string nvls =
+      "node1:2231:2231 [0] NCCL INFO NVLS multicast support is not available on dev 0\n";
+  std::string text = "[rank3]: RuntimeError: CUDA error: out of memory\n";
+  for (std::size_t i = 0; i < analysis::kContextEventsKept + 50; ++i) text += nvls;
+  text += "node1:2231:2231 [0] NCCL INFO NVLS multicast";  // ends mid-line
+  std::string start = text;
+  FeatureServer fs(catalog());
+  text.reserve(text.size() * 2);
+  fs.open("file:///n.log", "log", 1, std::move(text));
+  Analyzer an(catalog());
+  an.run(fs.log_snapshot(), {});
+  std::string more = " support is not available on dev 0\n" + nvls + "tail";
+  REQUIRE(fs.change("file:///n.log", 2, {{at_end(), more}}));
+  auto r2 = an.run(fs.log_snapshot(), {});
+  CHECK(r2.bytes_scanned < 200);
+  std::string all = start + more;
+  analysis::LogInput in{"/n.log", all};
+  auto full = analysis::analyze(catalog(), std::span<const analysis::LogInput>(&in, 1));
+  CHECK(report_of(r2.analysis) == report_of(full));
+  CHECK(r2.analysis.events.size() == full.events.size());
+  REQUIRE(r2.analysis.counted.size() == 1);
+  REQUIRE(full.counted.size() == 1);
+  CHECK(r2.analysis.counted[0].count == 52);
+  CHECK(full.counted[0].count == 52);
+}
+
 TEST_CASE("document text: a rule firing on many lines marks a bounded number of them", "[lsp]") {
   std::string text = "[rank3]: RuntimeError: CUDA error: out of memory\n";
   std::size_t n = kMaxMarkedLinesPerRule + 40;

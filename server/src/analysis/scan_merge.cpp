@@ -20,9 +20,13 @@ void append(ScanState& into, Piece&& piece, std::size_t line_offset,
   const std::size_t rules = into.rule_hits.size();
   // The piece's input; a new input's context rules start their first events afresh.
   const std::size_t input = file ? *file : piece.file;
-  if (into.file != input || into.hits_before_file.size() != rules) {
+  if (into.file != input) {
     into.file = input;
     into.hits_before_file = into.rule_hits;
+  } else if (into.hits_before_file.size() != rules) {
+    // `into` holds only scan_text's parts of this same input (a state scan_text filled is
+    // one input's): no hits came before the input.
+    into.hits_before_file.resize(rules, 0);
   }
   // A scan of the whole input would have kept each rule's first kMaxEventsPerRule events,
   // and of those each context rule's first kContextEventsKept per input. The piece's events
