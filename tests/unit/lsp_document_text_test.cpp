@@ -11,6 +11,7 @@
 #include "lsp/document_text.hpp"
 #include "lsp/features.hpp"
 #include "lsp/text.hpp"
+#include "parallel/parallel_scan.hpp"
 #include "report/report.hpp"
 
 using namespace ff;
@@ -239,6 +240,49 @@ TEST_CASE("document text: appends stay incremental and exact when a rule is capp
   CHECK(r2.analysis.events.size() == full.events.size());
 }
 
+TEST_CASE("document text: appends stay exact when a context rule's lines are only counted",
+          "[lsp]") {
+  // More context lines than a log keeps events of: an append past them must give the
+  // events and counts of a full scan, whether the analyzer scans on its own thread or in
+  // pieces on several (as the server does, here with pieces of a few lines).
+  std::string nvls =
+      "node1:2231:2231 [0] NCCL INFO NVLS multicast support is not available on dev 0\n";
+  std::string start = "[rank3]: RuntimeError: CUDA error: out of memory\n";
+  for (std::size_t i = 0; i < analysis::kContextEventsKept + 50; ++i) start += nvls;
+  start += "node1:2231:2231 [0] NCCL INFO NVLS multicast";  // ends mid-line
+  std::string more = " support is not available on dev 0\n" + nvls + "tail";
+  std::string all = start + more;
+  analysis::LogInput in{"/n.log", all};
+  auto full = analysis::analyze(catalog(), std::span<const analysis::LogInput>(&in, 1));
+  REQUIRE(full.counted.size() == 1);
+  CHECK(full.counted[0].count == 52);
+  auto in_pieces = [](const analysis::Catalog& c, std::string_view whole, std::size_t base,
+                      std::size_t first_line, analysis::ScanState& state, std::size_t end) {
+    parallel::ScanSource src;
+    src.text = whole;
+    src.begin = base;
+    src.end = end;
+    src.first_line = first_line;
+    parallel::scan(c, {src}, state, {2, 300});
+  };
+  for (bool pieces : {false, true}) {
+    INFO("in pieces: " << pieces);
+    FeatureServer fs(catalog());
+    std::string text = start;
+    text.reserve(text.size() * 2);
+    fs.open("file:///n.log", "log", 1, std::move(text));
+    Analyzer an(catalog(), pieces ? Analyzer::RangeScan(in_pieces) : Analyzer::RangeScan());
+    an.run(fs.log_snapshot(), {});
+    REQUIRE(fs.change("file:///n.log", 2, {{at_end(), more}}));
+    auto r2 = an.run(fs.log_snapshot(), {});
+    CHECK(r2.bytes_scanned < 200);
+    CHECK(report_of(r2.analysis) == report_of(full));
+    CHECK(r2.analysis.events.size() == full.events.size());
+    REQUIRE(r2.analysis.counted.size() == 1);
+    CHECK(r2.analysis.counted[0].count == full.counted[0].count);
+  }
+}
+
 TEST_CASE("document text: a rule firing on many lines marks a bounded number of them", "[lsp]") {
   std::string text = "[rank3]: RuntimeError: CUDA error: out of memory\n";
   std::size_t n = kMaxMarkedLinesPerRule + 40;
@@ -255,9 +299,11 @@ TEST_CASE("document text: a rule firing on many lines marks a bounded number of 
   }
   CHECK(nvls == kMaxMarkedLinesPerRule);
   CHECK(noted == 1);
-  // The analysis itself still has every event.
+  // A context rule: the analysis builds its first events in the log and counts the rest.
   std::size_t events = 0;
   for (const auto& e : run.analysis.events)
     events += catalog().rules()[e.rule].id == "nccl-nvls-unavailable";
-  CHECK(events == n);
+  CHECK(events == analysis::kContextEventsKept);
+  REQUIRE(run.analysis.counted.size() == 1);
+  CHECK(run.analysis.counted[0].count == n - analysis::kContextEventsKept);
 }

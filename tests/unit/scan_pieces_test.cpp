@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "builtin_catalog.hpp"
+#include "analysis/analyze.hpp"
 #include "analysis/scan.hpp"
 #include "cli/input_files.hpp"
 #include "cli/rule_set.hpp"
@@ -74,6 +75,12 @@ void require_same(const analysis::Analysis& a, const analysis::Analysis& b) {
   REQUIRE(a.files.size() == b.files.size());
   for (std::size_t i = 0; i < a.files.size(); ++i) CHECK(a.files[i].lines == b.files[i].lines);
   CHECK(a.rule_hits == b.rule_hits);
+  REQUIRE(a.counted.size() == b.counted.size());
+  for (std::size_t i = 0; i < a.counted.size(); ++i) {
+    CHECK(a.counted[i].file == b.counted[i].file);
+    CHECK(a.counted[i].rule == b.counted[i].rule);
+    CHECK(a.counted[i].count == b.counted[i].count);
+  }
   REQUIRE(a.events.size() == b.events.size());
   for (std::size_t i = 0; i < a.events.size(); ++i) {
     const auto& x = a.events[i];
@@ -107,6 +114,10 @@ TEST_CASE("scan pieces: windows and threads do not change the answer", "[scan]")
   REQUIRE(nvls);
   std::size_t nvls_index = static_cast<std::size_t>(nvls - catalog().rules().data());
   CHECK(whole.rule_hits[nvls_index] > analysis::kMaxEventsPerRule);
+  // A context rule: past its first events in each input, only counted (the cap of the job
+  // falls inside the big input, so its count stops there).
+  REQUIRE(analysis::is_context_rule(*nvls));
+  CHECK_FALSE(whole.counted.empty());
   CHECK_FALSE(whole.diagnoses.empty());
   std::size_t total_lines = 0;
   for (const auto& f : whole.files) total_lines += f.lines;
@@ -124,36 +135,72 @@ TEST_CASE("scan pieces: windows and threads do not change the answer", "[scan]")
   fs::remove_all(dir);
 }
 
+TEST_CASE("scan pieces: context rules keep their first events per input and count the rest",
+          "[scan]") {
+  // Two inputs: the first has more NVLS context lines than an input keeps, the second fewer
+  // than that but enough to reach the job's cap of the rule.
+  const auto* nvls = catalog().find("nccl-nvls-unavailable");
+  REQUIRE(nvls);
+  REQUIRE(analysis::is_context_rule(*nvls));
+  const std::size_t rule = static_cast<std::size_t>(nvls - catalog().rules().data());
+  std::string line =
+      "node1:2231:2231 [0] NCCL INFO NVLS multicast support is not available on dev 0\n";
+  const std::size_t first_hits = analysis::kMaxEventsPerRule - 30;
+  std::string a, b;
+  for (std::size_t i = 0; i < first_hits; ++i) a += line;
+  for (std::size_t i = 0; i < 80; ++i) b += line;
+  std::vector<analysis::LogInput> in{{"a.log", a}, {"b.log", b}};
+  auto job = analysis::analyze(catalog(), in);
+  CHECK(job.rule_hits[rule] == first_hits + 80);
+  std::size_t in_a = 0, in_b = 0;
+  for (const auto& e : job.events)
+    if (e.rule == rule) (e.file == 0 ? in_a : in_b) += 1;
+  CHECK(in_a == analysis::kContextEventsKept);
+  CHECK(in_b == 30);  // the job keeps (and counts) no more than kMaxEventsPerRule of a rule
+  REQUIRE(job.counted.size() == 1);
+  CHECK(job.counted[0].file == 0);
+  CHECK(job.counted[0].rule == rule);
+  CHECK(job.counted[0].count == first_hits - analysis::kContextEventsKept);
+  // The first context lines of the job are the ones a report lists.
+  REQUIRE(job.context.size() == in_a + in_b);
+  CHECK(job.events[job.context.front()].line == 0);
+}
+
 TEST_CASE("scan pieces: appending keeps each rule's first events", "[scan]") {
   analysis::ScanState job, a, b;
   job.reset(catalog());
   a.reset(catalog());
   b.reset(catalog());
-  auto event = [](std::size_t line) {
+  // A rule that keeps kMaxEventsPerRule events (not a context rule, which keeps fewer).
+  const auto& rules = catalog().rules();
+  std::size_t rule = 0;
+  while (rule < rules.size() && analysis::is_context_rule(rules[rule])) ++rule;
+  REQUIRE(rule < rules.size());
+  auto event = [&](std::size_t line) {
     analysis::Event e;
-    e.rule = 0;
+    e.rule = rule;
     e.line = line;
     return e;
   };
   for (std::size_t i = 0; i + 1 < analysis::kMaxEventsPerRule; ++i) a.events.push_back(event(i));
   // a counted hits beyond the cap (its events were capped): b's come after them, so none fit.
-  a.rule_hits[0] = analysis::kMaxEventsPerRule + 10;
+  a.rule_hits[rule] = analysis::kMaxEventsPerRule + 10;
   a.lines = 100000;
   b.events = {event(0), event(1)};
-  b.rule_hits[0] = 2;
+  b.rule_hits[rule] = 2;
   b.lines = 5;
   analysis::append_scan(job, std::move(a), 0);
   REQUIRE(job.events.size() == analysis::kMaxEventsPerRule - 1);
   analysis::append_scan(job, std::move(b), 100000);
   CHECK(job.events.size() == analysis::kMaxEventsPerRule - 1);
-  CHECK(job.rule_hits[0] == analysis::kMaxEventsPerRule + 12);
+  CHECK(job.rule_hits[rule] == analysis::kMaxEventsPerRule + 12);
   CHECK(job.lines == 100005);
 
   analysis::ScanState fresh, c;
   fresh.reset(catalog());
   c.reset(catalog());
   c.events = {event(3), event(9)};
-  c.rule_hits[0] = 2;
+  c.rule_hits[rule] = 2;
   analysis::append_scan(fresh, std::move(c), 40);
   REQUIRE(fresh.events.size() == 2);
   CHECK(fresh.events[0].line == 43);

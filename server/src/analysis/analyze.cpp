@@ -8,10 +8,14 @@ Analysis analyze(const Catalog& catalog, std::span<const LogInput> inputs) {
   ScanState state;
   state.reset(catalog);
   std::vector<FileSummary> files;
+  // One state per input, joined as the parallel scan joins its pieces (scan_text's parts
+  // of one state are parts of one input).
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    std::size_t before = state.lines;
-    scan_text(catalog, i, inputs[i].text, 0, 0, state);
-    files.push_back({inputs[i].name, state.lines - before, inputs[i].text.size()});
+    ScanState one;
+    one.reset(catalog);
+    scan_text(catalog, i, inputs[i].text, 0, 0, one);
+    files.push_back({inputs[i].name, one.lines, inputs[i].text.size()});
+    append_scan(state, std::move(one), 0);
   }
   return diagnose(catalog, std::move(files), std::move(state));
 }

@@ -274,6 +274,7 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
   out.files = std::move(files);
   out.events = std::move(state.events);
   out.rule_hits = std::move(state.rule_hits);
+  out.counted = std::move(state.counted);
   const auto& rules = catalog.rules();
   const auto& events = out.events;
   const std::vector<Reading> readings = read_events(rules, events);

@@ -38,6 +38,9 @@ struct Analysis {
   std::vector<FileSummary> files;
   std::vector<Event> events;
   std::vector<std::size_t> rule_hits;    // total hits per rule (events may be capped)
+  // Context events counted, not built, per input and rule (ScanState::counted): the
+  // context lines below list the events kept, these are the others.
+  std::vector<CountedEvents> counted;
   std::vector<std::size_t> context;      // context and benign events, in log order
   // Observations that are not failures by themselves (role finding) and explain none of
   // the failures in the log, in log order: shown as warnings, never as the root cause.

@@ -31,9 +31,18 @@ void apply_captures(Event& ev) {
 
 }  // namespace
 
+bool is_context_rule(const Rule& rule) {
+  return rule.benign || (rule.role == Role::kContext && rule.decode != Decode::kExitStatus);
+}
+
 void ScanState::reset(const Catalog& catalog) {
   events.clear();
   rule_hits.assign(catalog.rules().size(), 0);
+  counted.clear();
+  context_rule.clear();
+  for (const auto& r : catalog.rules()) context_rule.push_back(is_context_rule(r) ? 1 : 0);
+  file = static_cast<std::size_t>(-1);
+  hits_before_file.clear();
   checks_seen.clear();
   for (const auto& r : catalog.rules()) checks_seen.emplace_back(r.checks.size(), false);
   lines = 0;
@@ -106,6 +115,11 @@ struct LineMatcher {
     ++state.rule_hits[h.rule];
     if (state.rule_hits[h.rule] > kMaxEventsPerRule) return;
     if (h.rule < state.events_full.size() && state.events_full[h.rule]) return;
+    // Past a context rule's first events in this input: counted only (append_scan and the
+    // reports know how many such events a full scan would have kept).
+    if (state.rule_hits[h.rule] > kContextEventsKept && h.rule < state.context_rule.size() &&
+        state.context_rule[h.rule])
+      return;
     catalog.fill_captures(line, h);
     Event ev;
     ev.file = file;
@@ -141,6 +155,7 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
                std::size_t first_line, ScanState& state, std::size_t end, ScanStrategy strategy,
                Prefilter::Session* reused) {
   if (state.rule_hits.size() != catalog.rules().size()) state.reset(catalog);
+  state.file = file;
   base = std::min(base, whole.size());
   end = std::min(end, whole.size());
   if (end < base) end = base;

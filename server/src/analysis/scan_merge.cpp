@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstddef>
 #include <optional>
 #include <type_traits>
 
@@ -15,34 +16,76 @@ void append(ScanState& into, Piece&& piece, std::size_t line_offset,
             std::optional<std::size_t> file) {
   if (into.rule_hits.size() < piece.rule_hits.size())
     into.rule_hits.resize(piece.rule_hits.size(), 0);
-  // A scan of the whole input would have kept each rule's first kMaxEventsPerRule events:
-  // `into` holds min(hits, cap) of them already, the piece's come next in line order.
-  std::vector<std::size_t> kept(into.rule_hits.size());
-  for (std::size_t r = 0; r < kept.size(); ++r)
-    kept[r] = std::min(into.rule_hits[r], kMaxEventsPerRule);
-  auto keep = [](const Event& ev, std::vector<std::size_t>& count) {
-    if (ev.rule >= count.size() || count[ev.rule] >= kMaxEventsPerRule) return false;
-    ++count[ev.rule];
-    return true;
+  if (into.context_rule.size() < piece.context_rule.size()) into.context_rule = piece.context_rule;
+  const std::size_t rules = into.rule_hits.size();
+  // The piece's input; a new input's context rules start their first events afresh.
+  const std::size_t input = file ? *file : piece.file;
+  if (into.file != input) {
+    into.file = input;
+    into.hits_before_file = into.rule_hits;
+  } else if (into.hits_before_file.size() != rules) {
+    // `into` holds only scan_text's parts of this same input (a state scan_text filled is
+    // one input's): no hits came before the input.
+    into.hits_before_file.resize(rules, 0);
+  }
+  // A scan of the whole input would have kept each rule's first kMaxEventsPerRule events,
+  // and of those each context rule's first kContextEventsKept per input. The piece's events
+  // of a rule are its first hits of that rule, so its n-th event of a rule is the rule's
+  // hit number (hits before the piece) + n, in the job and in the input.
+  std::vector<std::size_t> next(rules), next_in_input(rules), kept(rules, 0);
+  for (std::size_t r = 0; r < rules; ++r) {
+    next[r] = into.rule_hits[r];
+    next_in_input[r] = into.rule_hits[r] - into.hits_before_file[r];
+  }
+  auto is_context = [&](std::size_t r) {
+    return r < into.context_rule.size() && into.context_rule[r] != 0;
   };
+  std::vector<char> keep(piece.events.size(), 0);
+  bool all = true;
+  for (std::size_t i = 0; i < piece.events.size(); ++i) {
+    std::size_t r = piece.events[i].rule;
+    bool k = r < rules && next[r] < kMaxEventsPerRule &&
+             (!is_context(r) || next_in_input[r] < kContextEventsKept);
+    if (r < rules) {
+      ++next[r];
+      ++next_in_input[r];
+      if (k) ++kept[r];
+    }
+    keep[i] = k ? 1 : 0;
+    all = all && k;
+  }
   const std::size_t first = into.events.size();
   bool whole = false;
   if constexpr (!std::is_const_v<std::remove_reference_t<Piece>>) {
     // Into a job without events, a piece all of whose events are kept hands over its vector
     // (the first piece of a job; the language server's one document).
-    if (into.events.empty()) {
-      std::vector<std::size_t> count = kept;
-      whole = std::all_of(piece.events.begin(), piece.events.end(),
-                          [&](const Event& ev) { return keep(ev, count); });
-      if (whole) into.events = std::move(piece.events);
+    if (into.events.empty() && all) {
+      into.events = std::move(piece.events);
+      whole = true;
     }
   }
   if (!whole)
-    for (auto& ev : piece.events)
-      if (keep(ev, kept)) into.events.push_back(std::move(ev));
+    for (std::size_t i = 0; i < piece.events.size(); ++i)
+      if (keep[i]) into.events.push_back(std::move(piece.events[i]));
   for (std::size_t i = first; i < into.events.size(); ++i) {
     into.events[i].line += line_offset;
     if (file) into.events[i].file = *file;
+  }
+  // The context events a full scan would have kept of the piece's hits and that are not
+  // built: counted, per input and rule.
+  for (std::size_t r = 0; r < piece.rule_hits.size() && r < rules; ++r) {
+    if (!is_context(r) || piece.rule_hits[r] == 0 || into.rule_hits[r] >= kMaxEventsPerRule)
+      continue;
+    std::size_t would_keep = std::min(piece.rule_hits[r], kMaxEventsPerRule - into.rule_hits[r]);
+    if (would_keep <= kept[r]) continue;
+    std::size_t n = would_keep - kept[r];
+    auto same =
+        std::find_if(into.counted.rbegin(), into.counted.rend(),
+                     [&](const CountedEvents& c) { return c.file == input && c.rule == r; });
+    if (same != into.counted.rend())
+      same->count += n;
+    else
+      into.counted.push_back({input, r, n});
   }
   for (std::size_t r = 0; r < piece.rule_hits.size(); ++r) into.rule_hits[r] += piece.rule_hits[r];
   if (into.checks_seen.size() < piece.checks_seen.size())

@@ -331,6 +331,13 @@ AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOpti
   for (std::size_t c : a.context)
     add(c, Severity::kHint, Role::kContext, -1,
         [&] { return "Context: " + rules[a.events[c].rule].title; });
+  static_assert(kMaxMarkedLinesPerRule <= analysis::kContextEventsKept,
+                "the context lines marked are among the events kept");
+  // Context lines past a rule's first ones in a log were counted, not built: they are
+  // lines like these too.
+  for (const auto& c : a.counted)
+    if (auto it = marked.find({c.file, c.rule, Role::kContext}); it != marked.end())
+      it->second.more += c.count;
   for (const auto& [key, m] : marked)
     if (m.more > 0)
       per_doc[std::get<0>(key)][m.last].message += " (and " + std::to_string(m.more) +

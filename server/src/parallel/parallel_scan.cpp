@@ -83,6 +83,7 @@ class PieceScanner {
         i = next_++;
         state.reset(catalog_);
         state.events_full = full_;
+        note_context_full(sources_[pieces_[i].source].file, state.events_full);
       }
       const Piece& p = pieces_[i];
       const ScanSource& src = sources_[p.source];
@@ -121,6 +122,18 @@ class PieceScanner {
     full_.resize(into_.rule_hits.size(), 0);
     for (std::size_t r = 0; r < full_.size(); ++r)
       full_[r] = into_.rule_hits[r] >= analysis::kMaxEventsPerRule;
+  }
+
+  // A context rule keeps its first events of each input (analysis::kContextEventsKept): a
+  // piece of the input the job last appended to, which holds that many already, only counts
+  // them.
+  void note_context_full(std::size_t file, std::vector<char>& full) const {
+    if (into_.file != file || into_.hits_before_file.size() != into_.rule_hits.size()) return;
+    full.resize(into_.rule_hits.size(), 0);
+    for (std::size_t r = 0; r < full.size() && r < into_.context_rule.size(); ++r)
+      if (into_.context_rule[r] &&
+          into_.rule_hits[r] - into_.hits_before_file[r] >= analysis::kContextEventsKept)
+        full[r] = 1;
   }
 
   std::vector<std::size_t> lines_scanned() const {

@@ -77,6 +77,8 @@ std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& 
     std::size_t benign = 0;
     for (std::size_t i : a.context)
       if (rules[a.events[i].rule].benign) ++benign;
+    for (const auto& c : a.counted)  // past each input's first ones, only counted
+      if (rules[c.rule].benign) benign += c.count;
     if (benign)
       o << "  " << benign << " benign line" << (benign == 1 ? "" : "s")
         << " (optional components probed, not failures), e.g.:\n    "
