@@ -428,17 +428,24 @@ try {
     const collateral = await problemsMatching("Consequence of the root cause at rank37.log:3");
     await snap(page, "folder-job-collateral");
     await problemsMatching("rank37.log");
-    // The picture for the README: only rank37.log open, at its root cause (a click on the
-    // Problems row), the job's collateral listed under it.
+    // The picture for the README: only rank37.log open (Go to File), Problems filtered to its
+    // root cause with the job's collateral listed under it.
     await palette("View: Close All Editors");
     // The untitled traceback of an earlier step asks to be saved: not.
     const dontSave = page.locator(".monaco-dialog-box .monaco-button").filter({ hasText: "Don't Save" });
+    await dontSave.first().waitFor({ state: "visible", timeout: 3000 }).catch(() => {});
     for (let i = 0; i < 3 && (await dontSave.count().catch(() => 0)) > 0; i++) {
       await dontSave.first().click();
       await sleep(500);
     }
-    await page.locator(".markers-panel .monaco-list-row").filter({ hasText: "Root cause (rank 37)" }).first().click();
+    await palette("Go to File...");
+    const quick = page.locator(".quick-input-widget input");
+    await quick.waitFor({ state: "visible" });
+    await quick.fill("rank37.log");
+    await page.locator(".quick-input-list .monaco-list-row").filter({ hasText: "rank37.log" }).first().click();
     await until("rank37.log to open", async () => (await page.title()).startsWith("rank37.log"), 10000);
+    await problemsMatching("rank37.log");
+    await page.locator(".monaco-editor .codelens-decoration").filter({ hasText: "root cause gpu-oom on rank 37" }).first().waitFor({ state: "visible", timeout: 10000 }).catch(() => {});
     await page.mouse.move(700, 300); // no hover over the Problems row in the picture
     await sleep(1500);
     fs.copyFileSync(await snap(page, "folder-job-root-cause"), path.join(OUT, "screenshot-folder-job.png"));
