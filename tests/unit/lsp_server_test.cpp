@@ -738,6 +738,19 @@ void copy_data(const std::string& from, const std::filesystem::path& to) {
       std::filesystem::copy_file(e.path(), to / e.path().filename());
 }
 
+std::string corpus_log(const std::string& name) {
+  std::ifstream in(std::string(FF_TEST_DATA) + "/../corpus/" + name + "/log.txt", std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+json open_at(const std::string& uri, const std::string& text) {
+  return notification(
+      "textDocument/didOpen",
+      {{"textDocument", {{"uri", uri}, {"languageId", "log"}, {"version", 1}, {"text", text}}}});
+}
+
 // The initiating diagnostic of a publication (null when there is none).
 json root_diagnostic(const json& publication) {
   if (publication.is_null()) return json();
@@ -827,4 +840,42 @@ TEST_CASE("lsp server: NCCL RAS output alone names the ranks behind, on its own 
   CHECK(root["data"]["rank"] == 0);
   CHECK(root["range"]["start"]["line"] == 7);
   CHECK(root["data"]["verdict"].is_object());
+}
+
+TEST_CASE("lsp server: logs in two folders are two jobs, each with its own root cause", "[lsp]") {
+  // Two unrelated failed jobs open side by side (corpus funasr-2006: an OOM on rank 2;
+  // horovod-3929: two ranks on one GPU). Were they one job, one root cause would make the
+  // other log's lines its collateral.
+  const std::string oom = corpus_log("funasr-2006");
+  const std::string dup = corpus_log("horovod-3929");
+  REQUIRE(!oom.empty());
+  REQUIRE(!dup.empty());
+  const std::string a = "file:///tmp/ff-jobs/train/train.log";
+  const std::string b = "file:///tmp/ff-jobs/night/night.log";
+  Client c;
+  initialize(c);
+  c.send({open_at(a, oom)});
+  REQUIRE(c.wait([&](const std::vector<json>& r) {
+    return n_method(r, "textDocument/publishDiagnostics", a) >= 1;
+  }));
+  c.send({open_at(b, dup)});
+  REQUIRE(c.wait([&](const std::vector<json>& r) {
+    return n_method(r, "textDocument/publishDiagnostics", b) >= 1;
+  }));
+  REQUIRE(c.sync());
+  json ra = root_diagnostic(latest_publication(c, a));
+  json rb = root_diagnostic(latest_publication(c, b));
+  REQUIRE(!ra.is_null());
+  REQUIRE(!rb.is_null());
+  CHECK(ra["data"]["category"] == "gpu-oom");
+  CHECK(ra["data"]["rank"] == 2);
+  CHECK(rb["data"]["category"] == "config");
+  // No diagnostic of either log points into the other one.
+  for (const auto& [uri, other] : {std::pair{a, b}, std::pair{b, a}})
+    for (const auto& d : latest_publication(c, uri)["diagnostics"])
+      for (const auto& rel : d.value("relatedInformation", json::array()))
+        CHECK(rel["location"]["uri"] != other);
+  // The second job left the first one alone: it was not analysed or published again.
+  std::lock_guard<std::mutex> lock(c.mu);
+  CHECK(n_method(c.received, "textDocument/publishDiagnostics", a) == 1);
 }

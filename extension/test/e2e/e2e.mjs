@@ -1,6 +1,7 @@
 // The browser half of the e2e test: drives code-server (a real VS Code workbench) in
 // headless Chromium with playwright-core. Each check prints PASS/FAIL; the last line is
-// "N passed, M failed". Screenshots of every step go to $E2E_OUT.
+// "N passed, M failed". Screenshots of every step go to $E2E_OUT (run.sh: build/e2e-artifacts/);
+// screenshot-folder-job.png there is the README's picture (docs/images/firstfault-vscode.png).
 import * as fs from "fs";
 import * as path from "path";
 import { chromium } from "playwright-core";
@@ -19,6 +20,7 @@ async function check(name, fn) {
     const note = await fn();
     results.push({ name, ok: true });
     console.log(`PASS ${name} (${Date.now() - t0} ms)${note ? ` — ${note}` : ""}`);
+    await snap(page, `step-${results.length}-${name.replace(/[^a-z0-9]+/gi, "-").slice(0, 60)}`).catch(() => {});
   } catch (e) {
     results.push({ name, ok: false });
     console.log(`FAIL ${name} (${Date.now() - t0} ms): ${e && e.message ? e.message.split("\n")[0] : e}`);
@@ -94,6 +96,46 @@ async function quickOpen(file) {
   await until(`${file} to be the active tab`, async () => (await page.title()).startsWith(file), 10000);
 }
 const problemsText = () => page.locator(".markers-panel").innerText();
+const escapeRe = (x) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+// The explorer's row for a path of the workspace ("night", "night-200mb.log"): the folders
+// on the way are expanded as a user would, by clicking them.
+async function explorerRow(...names) {
+  await palette("View: Show Explorer");
+  for (let i = 0; ; i++) {
+    const label = page.locator(".label-name", { hasText: new RegExp(`^${escapeRe(names[i])}$`) });
+    const row = page.locator(".explorer-folders-view .monaco-list-row", { has: label }).first();
+    await row.waitFor({ state: "visible", timeout: 10000 });
+    if (i === names.length - 1) return row;
+    if ((await row.getAttribute("aria-expanded")) !== "true") {
+      await row.click();
+      await until(`${names[i]} to expand`, async () => (await row.getAttribute("aria-expanded")) === "true", 5000);
+    }
+  }
+}
+// The explorer's context menu on a row, and a click on one of its entries.
+async function explorerMenu(row, entry) {
+  await row.click({ button: "right" });
+  const item = page.locator(".context-view .monaco-menu .action-item").filter({ hasText: new RegExp(`^${escapeRe(entry)}$`) });
+  await item.first().waitFor({ state: "visible", timeout: 5000 });
+  await snap(page, `menu-${entry.replace(/[^a-z0-9]+/gi, "-")}`);
+  await item.first().click();
+}
+// The Problems panel's filter: how many markers it shows for a text ("Showing N of M").
+async function problemsMatching(text) {
+  await palette("View: Focus Problems");
+  const input = page.locator(".part.panel .viewpane-filter input, .markers-panel-container .viewpane-filter input").first();
+  await input.fill(text);
+  const badge = page.locator(".part.panel .viewpane-filter-badge").first();
+  return until(`Problems filtered by "${text}"`, async () => {
+    const t = (await badge.innerText().catch(() => "")).trim();
+    const m = /Showing (\d+) of (\d+)/.exec(t);
+    return m ? { shown: Number(m[1]), total: Number(m[2]) } : null;
+  }, 10000);
+}
+async function clearProblemsFilter() {
+  const input = page.locator(".part.panel .viewpane-filter input").first();
+  if (await input.count()) await input.fill("");
+}
 
 try {
   await check("workbench loads with the workspace", async () => {
@@ -311,23 +353,12 @@ try {
   await check("a 200 MB log opened from the explorer gets its own root cause within 5 s (read by the server)", async () => {
     // VS Code shows "the file is very large" and gives the extension no document: the tab
     // alone tells the extension, which asks the server to read the file (firstfault.analyzeFile).
-    // The open logs are one job: train-2006.log's tabs are closed first, so that the big log
-    // is a job of its own and its own root cause (horovod#3929's duplicate GPU, `config`)
-    // must show, not merely a status item.
-    const tabLabels = async () => page.locator(".tabs-container .tab").evaluateAll((ts) => ts.map((t) => (t.getAttribute("aria-label") || "").trim()));
-    for (let i = 0; i < 6; i++) {
-      const labels = await tabLabels();
-      const k = labels.findIndex((l) => /^train-2006\.log\b(?!\.md)/.test(l));
-      if (k < 0) break;
-      await page.locator(".tabs-container .tab").nth(k).click({ button: "middle" });
-      await sleep(500);
-    }
-    if ((await tabLabels()).some((l) => /^train-2006\.log\b(?!\.md)/.test(l))) throw new Error(`train-2006.log could not be closed: ${(await tabLabels()).join(" | ")}`);
+    // A job is a folder: the big log (night/) is a job of its own, so its own root cause
+    // (horovod#3929's duplicate GPU, `config`) must show, while train-2006.log, still open
+    // in the workspace's root, keeps its own (rank 2's OOM).
     const status = page.locator(".statusbar-item").filter({ hasText: /config · rank/ });
     if ((await status.count()) > 0) throw new Error(`a config status is already shown: ${await status.first().innerText()}`);
-    await palette("View: Show Explorer");
-    const row = page.locator(".explorer-folders-view .monaco-list-row").filter({ hasText: "night-200mb.log" }).first();
-    await row.waitFor({ state: "visible" });
+    const row = await explorerRow("night", "night-200mb.log");
     const t0 = Date.now();
     await row.click();
     const text = await until("the status bar to show the large log's diagnosis", async () => (await status.count()) > 0 && (await status.first().innerText()), 30000, 100);
@@ -339,7 +370,10 @@ try {
     }, 10000);
     await snap(page, "large-log-problems");
     if (ms > 5000) throw new Error(`took ${ms} ms`);
-    return `${ms} ms from the click; status: ${text.trim()}; Problems names it: ${/night-200mb\.log/.test(problems)}`;
+    const oom = await problemsMatching("Root cause (rank 2): CUDA out of memory");
+    await clearProblemsFilter();
+    if (oom.shown !== 1) throw new Error(`${oom.shown} OOM root causes in Problems`);
+    return `${ms} ms from the click; status: ${text.trim()}; Problems names it, and train-2006.log keeps its OOM root cause`;
   });
 
   await check("appending a failure to the 200 MB log on disk updates its diagnostics", async () => {
@@ -352,7 +386,7 @@ try {
     await sleep(1500); // nothing else changes it meanwhile
     if ((await count()) !== b0) throw new Error(`the badge moved by itself: ${b0} -> ${await count()}`);
     const t0 = Date.now();
-    fs.appendFileSync(path.join(WS, "night-200mb.log"), TRACEBACK);
+    fs.appendFileSync(path.join(WS, "night", "night-200mb.log"), TRACEBACK);
     const b1 = await until("the Problems badge to change", async () => {
       const n = await count();
       return n !== b0 ? n : null;
@@ -361,6 +395,128 @@ try {
     await snap(page, "large-log-appended");
     if (b1 < b0) throw new Error(`the badge fell from ${b0} to ${b1}`);
     return `badge ${b0} -> ${b1}, ${ms} ms after the append`;
+  });
+
+  await check("Diagnose File from the explorer's context menu reads any file and opens its report", async () => {
+    // A .txt file: not a log to the editor, never opened; the server reads it from disk.
+    const row = await explorerRow("support", "colossalai-3172.txt");
+    await explorerMenu(row, "Diagnose File");
+    await until("the file's report preview", async () => (await page.locator(".tabs-container .tab").allInnerTexts()).some((x) => /Preview report-colossalai-3172\.txt/.test(x)), 20000);
+    const h = await until("the report text", async () => {
+      for (const { t } of await frameTexts()) if (/firstfault report: colossalai-3172\.txt/.test(t) && /SIGKILL/.test(t)) return t.split("\n").find((l) => /Root cause/.test(l)) || t.split("\n")[0];
+      return null;
+    }, 15000);
+    const shown = await problemsMatching("killed with SIGKILL");
+    await clearProblemsFilter();
+    if (shown.shown < 1) throw new Error("no SIGKILL diagnostic in Problems for the file");
+    return `${h.trim().slice(0, 100)}; ${shown.shown} in Problems`;
+  });
+
+  await check("Diagnose Folder on 64 per-rank logs gives one job with rank 37's file marked as the root cause", async () => {
+    const row = await explorerRow("job-64");
+    const t0 = Date.now();
+    await explorerMenu(row, "Diagnose Folder");
+    const toast = page.locator(".notifications-toasts .notification-toast").filter({ hasText: /64 log\(s\) of job-64 diagnosed as one job/ });
+    await toast.first().waitFor({ state: "visible", timeout: 30000 });
+    const ms = Date.now() - t0;
+    // The root cause is in rank37.log, once; each of the 63 other files holds a watchdog
+    // timeout marked as its consequence (linked to rank37.log:3).
+    const root = await until("rank 37's root cause in Problems", async () => {
+      const r = await problemsMatching("Root cause (rank 37): CUDA out of memory");
+      return r.shown === 1 ? r : null;
+    }, 15000);
+    const collateral = await problemsMatching("Consequence of the root cause at rank37.log:3");
+    await snap(page, "folder-job-collateral");
+    await problemsMatching("rank37.log");
+    // The picture for the README: only rank37.log open (Go to File), Problems filtered to its
+    // root cause with the job's collateral listed under it.
+    await palette("View: Close All Editors");
+    // The untitled traceback of an earlier step asks to be saved: not.
+    const dontSave = page.locator(".monaco-dialog-box .monaco-button").filter({ hasText: "Don't Save" });
+    await dontSave.first().waitFor({ state: "visible", timeout: 3000 }).catch(() => {});
+    for (let i = 0; i < 3 && (await dontSave.count().catch(() => 0)) > 0; i++) {
+      await dontSave.first().click();
+      await sleep(500);
+    }
+    await palette("Go to File...");
+    const quick = page.locator(".quick-input-widget input");
+    await quick.waitFor({ state: "visible" });
+    await quick.fill("rank37.log");
+    await page.locator(".quick-input-list .monaco-list-row").filter({ hasText: "rank37.log" }).first().click();
+    await until("rank37.log to open", async () => (await page.title()).startsWith("rank37.log"), 10000);
+    await problemsMatching("rank37.log");
+    await page.locator(".monaco-editor .codelens-decoration").filter({ hasText: "root cause gpu-oom on rank 37" }).first().waitFor({ state: "visible", timeout: 10000 }).catch(() => {});
+    await page.mouse.move(700, 300); // no hover over the Problems row in the picture
+    await sleep(1500);
+    fs.copyFileSync(await snap(page, "folder-job-root-cause"), path.join(OUT, "screenshot-folder-job.png"));
+    await clearProblemsFilter();
+    if (collateral.shown !== 63) throw new Error(`${collateral.shown} collateral diagnostics linked to rank37.log (want 63)`);
+    return `${ms} ms to the notification; 1 root cause (rank37.log), ${collateral.shown} collateral in the other files; ${root.total} problems in all`;
+  });
+
+  // The terminal: bash with VS Code's shell integration (the extension reads each command's
+  // output and exit status).
+  // (terminal.integrated.gpuAcceleration is off: xterm.js renders its rows as DOM text.)
+  const terminalText = () => page.locator(".terminal-wrapper .xterm-rows").last().innerText({ timeout: 2000 });
+  async function runInTerminal(command) {
+    await page.locator(".terminal-wrapper.active .xterm, .xterm").last().click();
+    await page.keyboard.type(command);
+    await page.keyboard.press("Enter");
+  }
+  await check("a mistyped command in the terminal (exit 127) gets no offer, only a status-bar note", async () => {
+    await palette("Terminal: Create New Terminal");
+    await until("the bash prompt", async () => /[$#]\s/.test(await terminalText()), 20000);
+    // Shell integration is on once VS Code sees the prompt's markers: wait for it.
+    await sleep(1000);
+    await runInTerminal("cho hi");
+    const note = page.locator(".statusbar-item").filter({ hasText: "no known failure in the output of 'cho hi'" });
+    await note.first().waitFor({ state: "visible", timeout: 20000 });
+    const toast = page.locator(".notifications-toasts .notification-toast").filter({ hasText: "cho hi" });
+    await sleep(1000);
+    if ((await toast.count()) > 0) throw new Error(`an offer for the typo: ${await toast.first().innerText()}`);
+    return (await note.first().innerText()).trim();
+  });
+
+  await check("a command that prints a real failure and fails gets the offer with its root cause", async () => {
+    await runInTerminal("cat crash/megatron-1880.txt; false");
+    const toast = page.locator(".notifications-toasts .notification-toast").filter({ hasText: "firstfault root cause" });
+    await toast.first().waitFor({ state: "visible", timeout: 20000 });
+    const t = (await toast.first().innerText()).split("\n").find((l) => /firstfault root cause/.test(l)) || "";
+    if (!/'cat crash\/megatron-1880\.txt; false' failed \(exit status 1\)/.test(t) || !/signal that ended a worker \[process-crash\]/.test(t)) throw new Error(`offer: ${t}`);
+    await snap(page, "terminal-offer");
+    await toast.first().locator(".monaco-button").filter({ hasText: "Show Report" }).first().click();
+    await until("the command's report preview", async () => (await page.locator(".tabs-container .tab").allInnerTexts()).some((x) => /Preview command-/.test(x)), 15000);
+    return t;
+  });
+
+  await check("Diagnose Terminal Selection (terminal context menu) diagnoses the selected text", async () => {
+    await palette("Terminal: Focus Terminal");
+    await palette("Terminal: Clear");
+    await runInTerminal(`cat ${process.env.E2E_TRACEBACK}`);
+    await until("the traceback in the terminal", async () => /ProcessGroupNCCL|NCCL error/.test(await terminalText()), 10000);
+    // Select the traceback's lines with the mouse, as a user would, and right-click them.
+    const rows = page.locator(".terminal-wrapper .xterm-rows").last().locator(":scope > div");
+    const texts = await rows.allInnerTexts();
+    const first = texts.findIndex((t) => t.startsWith("Traceback"));
+    const last = texts.findIndex((t) => t.includes("Duplicate GPU detected"));
+    if (first < 0 || last < first) throw new Error(`traceback rows not found: ${first}..${last}`);
+    const a = await rows.nth(first).boundingBox();
+    const b = await rows.nth(last).boundingBox();
+    await page.mouse.move(a.x + 1, a.y + a.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(b.x + b.width - 2, b.y + b.height / 2, { steps: 8 });
+    await page.mouse.up();
+    await sleep(300);
+    await page.mouse.click(a.x + 40, a.y + a.height / 2, { button: "right" });
+    const item = page.locator(".context-view .monaco-menu .action-item").filter({ hasText: "Diagnose Terminal Selection" });
+    await item.first().waitFor({ state: "visible", timeout: 5000 });
+    await snap(page, "terminal-context-menu");
+    await item.first().click();
+    const toast = page.locator(".notifications-toasts .notification-toast").filter({ hasText: "firstfault: root cause" });
+    await toast.first().waitFor({ state: "visible", timeout: 20000 });
+    const t = (await toast.first().innerText()).split("\n").find((l) => /firstfault: root cause/.test(l)) || "";
+    if (!/Two ranks use the same GPU/.test(t)) throw new Error(`notification: ${t}`);
+    return t;
   });
 } finally {
   await snap(page, "final").catch(() => {});

@@ -2,7 +2,8 @@
 # End-to-end test of the extension in a real VS Code: code-server in headless Chromium,
 # driven by playwright-core. Installs and caches what it needs (install-deps.sh), builds
 # the .vsix, starts code-server on 127.0.0.1, runs e2e.mjs, stops everything, and prints
-# "N passed, M failed". Screenshots go to extension/test-output/.
+# "N passed, M failed". Screenshots of every step go to build/e2e-artifacts/ (git-ignored;
+# E2E_ARTIFACTS moves them); code-server's and the install's logs go there too.
 #
 #   bash extension/test/e2e/run.sh          (or: make -C extension e2e)
 #   FIRSTFAULT_BIN=/path/to/firstfault      server binary to package (default ../build/bin/firstfault)
@@ -11,7 +12,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 EXT="$(cd "$HERE/../.." && pwd)"
 REPO="$(cd "$EXT/.." && pwd)"
-OUT="$EXT/test-output"
+OUT="${E2E_ARTIFACTS:-$REPO/build/e2e-artifacts}"
 CS_VERSION="${CODE_SERVER_VERSION:-4.139.1}"
 T0=$(date +%s)
 
@@ -25,6 +26,7 @@ cleanup() {
     kill -KILL -- "-$CS_PID" 2>/dev/null || kill -KILL "$CS_PID" 2>/dev/null || true
   fi
   if [ -z "${E2E_KEEP:-}" ]; then rm -rf "$TMP"; else echo "e2e: kept $TMP" >&2; fi
+  echo "e2e: screenshots and logs in $OUT" >&2
   echo "e2e: total $(( $(date +%s) - T0 )) s" >&2
   exit $rc
 }
@@ -57,11 +59,35 @@ mkdir -p "$WS/.vscode" "$UD/User" "$ED" "$OUT"
 rm -f "$OUT"/*.png "$OUT"/*.txt
 cp "$REPO/tests/corpus/funasr-2006/log.txt" "$WS/train-2006.log"
 cp "$REPO/tests/corpus/nccl-897/log.txt" "$WS/gdr-897.log"
+mkdir -p "$WS/support" "$WS/night" "$WS/job-64" "$WS/crash"
+# Any file, diagnosed from the explorer's context menu (a job of its own folder).
+cp "$REPO/tests/corpus/colossalai-3172/log.txt" "$WS/support/colossalai-3172.txt"
+# Output a failed command prints in the terminal (megatron#1880: a rank's SIGSEGV).
+cp "$REPO/tests/corpus/megatron-1880/log.txt" "$WS/crash/megatron-1880.txt"
+# A job of 64 per-rank logs, from funasr#2006's lines (tests/corpus/funasr-2006): rank 37 runs
+# out of GPU memory, every other rank's watchdog then times out in the ALLREDUCE (that
+# corpus line, its rank changed), each file starting with its rank's NCCL INFO lines.
+python3 - "$WS/job-64" "$REPO/tests/corpus/funasr-2006/log.txt" <<'PY'
+import sys
+out, corpus = sys.argv[1], open(sys.argv[2], encoding="utf-8").read().splitlines()
+oom = next(l for l in corpus if l.startswith("[rank2]: torch.cuda.OutOfMemoryError"))
+watchdog = next(l for l in corpus if "Watchdog caught collective operation timeout" in l)
+for r in range(64):
+    host, pid, local = f"node{r // 8:02d}", 15300 + r, r % 8
+    lines = [f"{host}:{pid}:{pid + 870} [{local}] NCCL INFO cudaDriverVersion 12020",
+             f"{host}:{pid}:{pid + 870} [{local}] NCCL INFO Bootstrap : Using eth0:10.0.0.{r // 8 + 1}<0>"]
+    if r == 37:
+        lines.append(oom.replace("[rank2]", "[rank37]"))
+    else:
+        lines.append(watchdog.replace("[rank5]", f"[rank{r}]").replace("[Rank 5]", f"[Rank {r}]"))
+    with open(f"{out}/rank{r:02d}.log", "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+PY
 cp "$REPO/tests/data/topologies/synthetic/server-8gpu-8nic-crossed.xml" "$WS/node-topology.xml"
 # A 200 MB log (a night of NCCL_DEBUG=INFO, then a real failure, horovod#3929): VS Code hands
 # no document above 50 MB to extensions, so only the server's own read of the file can
 # diagnose it.
-python3 - "$WS/night-200mb.log" "$REPO/tests/corpus/horovod-3929/log.txt" <<'PY'
+python3 - "$WS/night/night-200mb.log" "$REPO/tests/corpus/horovod-3929/log.txt" <<'PY'
 import sys
 line = b"node1:1234:1301 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read\n"
 chunk = line * 16384
@@ -82,7 +108,7 @@ cat > "$WS/firstfault-fix.sh" <<'SH'
 # (no fix yet)
 SH
 cat > "$WS/.vscode/settings.json" <<'JSON'
-{ "firstfault.topology.file": "node-topology.xml", "firstfault.terminal.offer": "off" }
+{ "firstfault.topology.file": "node-topology.xml", "firstfault.terminal.offer": "ask" }
 JSON
 cat > "$UD/User/settings.json" <<'JSON'
 {
@@ -106,6 +132,11 @@ cat > "$UD/User/settings.json" <<'JSON'
   "editor.lightbulb.enabled": "on",
   "window.commandCenter": false,
   "git.enabled": false,
+  "terminal.integrated.defaultProfile.linux": "bash",
+  "terminal.integrated.shellIntegration.enabled": true,
+  "terminal.integrated.rightClickBehavior": "default",
+  "terminal.integrated.gpuAcceleration": "off",
+  "terminal.integrated.suggest.enabled": false,
   "workbench.colorTheme": "Default Dark Modern"
 }
 JSON
@@ -117,6 +148,9 @@ timeout 180 "${CS[@]}" --install-extension "$VSIX" > "$OUT/install.txt" 2>&1 || 
 PORT="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
 echo "e2e: code-server on 127.0.0.1:$PORT" >&2
 export HOME="$TMP/home"; mkdir -p "$HOME"
+# The terminal's shell: bash, which VS Code's shell integration injects itself into (the
+# failed-command capture needs it); a SHELL of sh would get none.
+export SHELL=/bin/bash
 # No extension gallery: code-server would otherwise query open-vsx.org.
 export EXTENSIONS_GALLERY='{"serviceUrl":"http://127.0.0.1:9/gallery","itemUrl":"http://127.0.0.1:9/item"}'
 # setsid: code-server and its children form one process group, killed as a whole on exit.

@@ -485,34 +485,42 @@ void AnalysisServer::start_analysis() {
     analysis_again_ = true;
     return;
   }
-  analysis_running_ = true;
   running_generation_ = generation_;
-  auto docs = features_.log_snapshot();
+  // Each job (a folder's logs, an untitled document) is analysed on its own, and only the
+  // jobs that changed: an unrelated log open beside a job never joins its diagnosis.
+  auto jobs = features_.changed_jobs();
+  if (jobs.empty()) return answer_ready();  // a log left a job that is now empty, or none
+  analysis_running_ = true;
+  auto live = features_.log_uris();
   auto opts = features_.analyzer_options();
-  scheduler_->post_analysis([this, docs = std::move(docs), opts]() mutable {
+  scheduler_->post_analysis([this, jobs = std::move(jobs), live = std::move(live), opts]() mutable {
     if (options_.before_analysis) options_.before_analysis();
-    auto t0 = std::chrono::steady_clock::now();
-    auto run = std::make_shared<AnalysisRun>(analyzer_.run_lending(std::move(docs), opts));
-    auto ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    spdlog::info(
-        "analysis: {} document(s), {} of {} bytes scanned, {} diagnoses, {} events, {:.1f} ms "
-        "(scan {:.1f}, merge {:.1f}, diagnose {:.1f}, items {:.1f})",
-        run->docs.size(), run->bytes_scanned, run->bytes_total, run->analysis.diagnoses.size(),
-        run->analysis.events.size(), ms, run->scan_ms, run->merge_ms, run->diagnose_ms,
-        run->items_ms);
-    scheduler_->post([this, run] { on_analysis(run); });
-    analyzer_.settle(*run);  // while the protocol thread publishes
+    analyzer_.retain(live);  // the scans of closed logs
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      auto run = std::make_shared<AnalysisRun>(analyzer_.run_job_lending(std::move(jobs[i]), opts));
+      auto ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      spdlog::info(
+          "analysis: {} document(s), {} of {} bytes scanned, {} diagnoses, {} events, {:.1f} ms "
+          "(scan {:.1f}, merge {:.1f}, diagnose {:.1f}, items {:.1f}); job {}",
+          run->docs.size(), run->bytes_scanned, run->bytes_total, run->analysis.diagnoses.size(),
+          run->analysis.events.size(), ms, run->scan_ms, run->merge_ms, run->diagnose_ms,
+          run->items_ms, run->docs.empty() ? std::string() : job_of(run->docs.front().uri));
+      bool last = i + 1 == jobs.size();
+      scheduler_->post([this, run, last] { on_analysis(run, last); });
+      analyzer_.settle(*run);  // while the protocol thread publishes
+    }
   });
 }
 
-void AnalysisServer::on_analysis(std::shared_ptr<const AnalysisRun> run) {
-  analysis_running_ = false;
+void AnalysisServer::on_analysis(std::shared_ptr<const AnalysisRun> run, bool last) {
+  if (last) analysis_running_ = false;
   if (stopped_) return;
   for (const auto& p : features_.accept(run))
     if (callbacks_.publish) callbacks_.publish(p);
   answer_ready();
-  if (analysis_again_) {
+  if (last && analysis_again_) {
     analysis_again_ = false;
     // Only for texts this run did not see: never the same version twice.
     if (generation_ != running_generation_) start_analysis();

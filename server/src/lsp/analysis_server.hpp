@@ -4,8 +4,9 @@
 // (scheduler.hpp) and decides where each piece of work runs:
 //   - every call below is made on the protocol thread, and every callback runs there;
 //   - the analysis of the open logs runs on the analysis thread, once per set of document
-//     versions: requests that need it wait for it (they never start another), edits are
-//     debounced;
+//     versions, job by job (job_of: the logs of one folder; an untitled document alone),
+//     only the jobs that changed: requests that need it wait for it (they never start
+//     another), edits are debounced;
 //   - slow one-off work (topology discovery, a topology read from a folder, the binding fix,
 //     the analysis of a selection) runs on a worker thread.
 // A request that waits (for the analysis or a worker) is an Op: it is answered once, by its
@@ -21,7 +22,7 @@
 // A folder is one job (analyze_folder): its logs and evidence files are listed and read on a
 // worker, one after the other, with progress after each, and the job stops between files when
 // it is cancelled; the evidence among them is read as `firstfault analyze DIR` reads it
-// (through the DiskFileReader); then they all join the open logs at once, for one analysis.
+// (through the DiskFileReader); then they all join at once, for one analysis of their folder's job.
 #pragma once
 
 #include <boost/asio/steady_timer.hpp>
@@ -222,7 +223,8 @@ class AnalysisServer {
 
   void schedule_analysis(bool immediately = false, bool edit = true);
   void start_analysis();
-  void on_analysis(std::shared_ptr<const AnalysisRun> run);
+  // One job's run; `last`: the last job of the pass (the analysis thread is free again).
+  void on_analysis(std::shared_ptr<const AnalysisRun> run, bool last);
   void answer_ready();
 
   const analysis::Catalog& catalog_;

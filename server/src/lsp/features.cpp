@@ -189,12 +189,22 @@ double ms_since(std::chrono::steady_clock::time_point& t) {
 }  // namespace
 
 AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOptions& options) {
-  return run(std::move(docs), options, false);
+  return run(std::move(docs), options, false, true);
 }
 
 AnalysisRun Analyzer::run_lending(std::vector<DocumentSnapshot> docs,
                                   const AnalyzerOptions& options) {
-  return run(std::move(docs), options, true);
+  return run(std::move(docs), options, true, true);
+}
+
+AnalysisRun Analyzer::run_job_lending(std::vector<DocumentSnapshot> docs,
+                                      const AnalyzerOptions& options) {
+  return run(std::move(docs), options, true, false);
+}
+
+void Analyzer::retain(const std::set<std::string>& uris) {
+  for (auto it = cache_.begin(); it != cache_.end();)
+    it = uris.count(it->first) ? std::next(it) : cache_.erase(it);
 }
 
 void Analyzer::settle(const AnalysisRun& run) {
@@ -208,7 +218,7 @@ void Analyzer::settle(const AnalysisRun& run) {
 }
 
 AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOptions& options,
-                          bool lend) {
+                          bool lend, bool prune) {
   AnalysisRun out;
   auto clock = std::chrono::steady_clock::now();
   analysis::ScanState merged;
@@ -232,8 +242,7 @@ AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOpti
     files.push_back({uri_to_path(docs[i].uri), c.state.lines, docs[i].text.size()});
     out.merge_ms += ms_since(clock);
   }
-  for (auto it = cache_.begin(); it != cache_.end();)
-    it = live.count(it->first) ? std::next(it) : cache_.erase(it);
+  if (prune) retain(live);
   out.checks_seen = merged.checks_seen;
   out.merge_ms += ms_since(clock);
   out.analysis = analysis::diagnose(catalog_, std::move(files), std::move(merged));
@@ -488,6 +497,41 @@ std::vector<DocumentSnapshot> FeatureServer::log_snapshot() const {
   std::vector<DocumentSnapshot> out;
   for (const auto& [uri, d] : docs_)
     if (looks_like_log(uri, d.language_id)) out.push_back({uri, d.version, d.text});
+  return out;
+}
+
+std::string job_of(const std::string& uri) {
+  if (uri.rfind("file:", 0) != 0) return uri;
+  return uri.substr(0, uri.rfind('/') + 1);
+}
+
+std::vector<std::vector<DocumentSnapshot>> FeatureServer::changed_jobs() const {
+  std::map<std::string, std::vector<DocumentSnapshot>> jobs;
+  for (const auto& [uri, d] : docs_)
+    if (looks_like_log(uri, d.language_id)) jobs[job_of(uri)].push_back({uri, d.version, d.text});
+  // Current: every member's latest version is published, by one run of exactly these members
+  // (a log that joined or left the job changes what the others say).
+  auto current = [&](const std::vector<DocumentSnapshot>& job) {
+    for (const auto& snap : job) {
+      auto p = published_.find(snap.uri);
+      if (p == published_.end() || !p->second.run || p->second.version != snap.version ||
+          p->second.run->docs.size() != job.size())
+        return false;
+      for (std::size_t i = 0; i < job.size(); ++i)
+        if (p->second.run->docs[i].uri != job[i].uri) return false;
+    }
+    return true;
+  };
+  std::vector<std::vector<DocumentSnapshot>> out;
+  for (auto& [key, job] : jobs)
+    if (!current(job)) out.push_back(std::move(job));
+  return out;
+}
+
+std::set<std::string> FeatureServer::log_uris() const {
+  std::set<std::string> out;
+  for (const auto& [uri, d] : docs_)
+    if (looks_like_log(uri, d.language_id)) out.insert(uri);
   return out;
 }
 

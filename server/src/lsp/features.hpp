@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -82,7 +83,12 @@ struct DocumentSnapshot {
   Text text;  // a prefix of the document's buffer: later appends do not change it
 };
 
-// One analysis over every open log (they are one job).
+// The job a log belongs to: the logs of one directory (file: URIs) are one job (a folder
+// of per-rank logs), a document without a folder (untitled:...) is a job of its own. An
+// unrelated log open in the workspace is thus never correlated with another job's.
+std::string job_of(const std::string& uri);
+
+// One analysis over the logs of one job (job_of).
 struct AnalysisRun {
   std::vector<DocumentSnapshot> docs;
   analysis::Analysis analysis;
@@ -123,6 +129,10 @@ class Analyzer {
   AnalysisRun run_lending(std::vector<DocumentSnapshot> docs, const AnalyzerOptions& options);
   void settle(const AnalysisRun& run);
   void forget(const std::string& uri) { cache_.erase(uri); }
+  // One job among several (AnalysisServer runs each job that changed): run_lending() that
+  // keeps the scans of documents outside `docs`, which retain() prunes instead.
+  AnalysisRun run_job_lending(std::vector<DocumentSnapshot> docs, const AnalyzerOptions& options);
+  void retain(const std::set<std::string>& uris);
 
  private:
   // The scan state as it was before the text's last line (which more text may extend) was
@@ -141,7 +151,8 @@ class Analyzer {
     Checkpoint tail;
     bool lent = false;  // state.events are in a run's result, until settle()
   };
-  AnalysisRun run(std::vector<DocumentSnapshot> docs, const AnalyzerOptions& options, bool lend);
+  AnalysisRun run(std::vector<DocumentSnapshot> docs, const AnalyzerOptions& options, bool lend,
+                  bool prune);
   std::size_t update(Cached& c, const Text& text);
   const analysis::Catalog& catalog_;
   RangeScan scan_;
@@ -258,6 +269,11 @@ class FeatureServer {
   // documents whose version is still the one analysed get results; a run older than what
   // was already published is dropped. Returns what to publish.
   std::vector<DocumentSnapshot> log_snapshot() const;
+  // The logs to analyse, one snapshot per job (job_of), of the jobs whose published
+  // analysis is not of their current texts and members: a job nobody touched is not
+  // analysed (or published) again when another changes.
+  std::vector<std::vector<DocumentSnapshot>> changed_jobs() const;
+  std::set<std::string> log_uris() const;
   // The open documents that are not logs (launch scripts a fix may edit): snapshots, cheap.
   std::vector<DocumentSnapshot> source_snapshot() const;
   std::optional<DocumentSnapshot> snapshot(const std::string& uri) const;
