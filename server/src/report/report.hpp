@@ -15,6 +15,9 @@ namespace ff::report {
 
 inline constexpr int kJsonVersion = 1;
 
+// The context lines (role context, benign listings) the JSON document lists, first first.
+inline constexpr std::size_t kContextLinesShown = 50;
+
 // The stable JSON document: {"version":1, "files":[...], "diagnoses":[...], ...}.
 nlohmann::json to_json(const analysis::Catalog& catalog, const analysis::Analysis& a);
 

@@ -18,6 +18,7 @@
 #include "analysis/catalog.hpp"
 #include "analysis/event.hpp"
 #include "analysis/scan.hpp"
+#include "report/report.hpp"
 
 namespace ff::report {
 
@@ -26,12 +27,15 @@ inline constexpr int kSummaryVersion = 1;
 
 // The bound beyond the scan's own (analysis::kMaxEventsPerRule per rule): a context rule's
 // events (role context, or a benign listing; never a decoded rule, whose role depends on
-// what it captured) are only listed by the diagnosis, never weighed, and its reports show
-// the first 50 context lines in input order; a summary keeps each such rule's first
-// kSummaryContextPerRule events, and its hits count the rest. Each of the first 50 context
-// lines of the whole job is among the first 50 of its rule in its own summary, so it is
-// kept; every event a diagnosis weighs is kept exactly as the scan kept it.
-inline constexpr std::size_t kSummaryContextPerRule = 64;
+// what it captured) are only listed by the diagnosis, never weighed; the reports show the
+// first kContextLinesShown context lines in input order, and the fix engine asks only
+// whether a context rule fired. A summary keeps its first kContextLinesShown such events and
+// the first event of every such rule; its hits count the rest. Each of the first
+// kContextLinesShown context lines of the whole job is among the first kContextLinesShown
+// of its own summary, so it is kept; every event a diagnosis weighs is kept exactly as the
+// scan kept it. A summary therefore holds at most kMaxEventsPerRule events per weighed rule
+// and kContextLinesShown + one per context rule, each line's text at most
+// analysis::kMaxEventText bytes: bounded by the catalog, whatever the size of the logs.
 
 struct Summary {
   std::string machine;  // the host that wrote it (names files when paths collide)

@@ -47,7 +47,7 @@ const char* name_of(const Name<E> (&table)[N], E v) {
   return nullptr;  // the default value: not written
 }
 
-// Rules whose events the diagnosis only lists (see kSummaryContextPerRule): a benign listing,
+// Rules whose events the diagnosis only lists (see summary.hpp, the bound): a benign listing,
 // or a context rule whose role does not depend on its captures.
 bool listed_only(const analysis::Rule& r) {
   return r.benign || (r.role == analysis::Role::kContext && r.decode != analysis::Decode::kExitStatus);
@@ -370,10 +370,15 @@ std::string write_summary(const analysis::Catalog& catalog,
   }
   doc["checks_seen"] = std::move(checks);
   ojson events = ojson::array();
-  std::vector<std::size_t> listed(rules.size(), 0);
+  std::vector<char> listed(rules.size(), 0);  // [rule]: one of its events is written
+  std::size_t context_lines = 0;                // context events seen, written or not
   for (const auto& e : state.events) {
     if (e.rule >= rules.size()) continue;
-    if (listed_only(rules[e.rule]) && listed[e.rule]++ >= kSummaryContextPerRule) continue;
+    if (listed_only(rules[e.rule])) {
+      bool shown = context_lines++ < kContextLinesShown;
+      if (!shown && listed[e.rule]) continue;
+      listed[e.rule] = 1;
+    }
     events.push_back(event_json(catalog, e));
   }
   doc["events"] = std::move(events);
