@@ -396,17 +396,25 @@ def scale_out(ff, args, rep):
             subprocess.run([ff, "analyze", "--summary", "-j", "1", d], stdout=out, check=True)
         return time.perf_counter() - t0
 
-    t0 = time.perf_counter()
+    def cpu():
+        r = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return r.ru_utime + r.ru_stime
+
+    t0, c0 = time.perf_counter(), cpu()
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
         per_node = list(pool.map(summarise, nodes))
-    t_summaries = time.perf_counter() - t0
+    t_summaries, c_summaries = time.perf_counter() - t0, cpu() - c0
     t_merge, merged = best([ff, "analyze", "--format", "json", sums], args.runs, stdout=None)
+    c0 = cpu()
     t_one, one = best([ff, "analyze", "--format", "json"] + nodes, 1, stdout=None)
+    c_one = cpu() - c0
     sum_mb = sum(os.path.getsize(os.path.join(sums, f)) for f in os.listdir(sums)) / 1e6
     node_time = sorted(per_node)[len(per_node) // 2]
     print("    one process, all cores: %.2f s (%.0f MB/s); %d summaries, %d at a time: %.2f s; "
           "merge of %.1f MB of summaries: %.3f s" % (t_one, total_mb / t_one, len(nodes), os.cpu_count(),
                                                      t_summaries, sum_mb, t_merge))
+    print("    CPU time (user + system): one process %.2f s, every summary together %.2f s "
+          "(%.0f MB/s per core)" % (c_one, c_summaries, total_mb / max(c_summaries, 1e-6)))
     rep.note("scale-out: one process / (summaries in parallel + merge)",
              "%.2fx" % (t_one / (t_summaries + t_merge)),
              "%d cores here stand in for %d nodes" % (os.cpu_count(), len(nodes)))
