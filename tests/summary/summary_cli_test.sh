@@ -110,4 +110,7 @@ check "future version: named with its place" grep -q "future.json:/firstfault_su
 sed '0,/"rule":"[^"]*"/s//"rule":"not-a-rule"/' "${sums[0]}" >"$tmp/unknown.json"
 "$ff" analyze "$tmp/unknown.json" >/dev/null 2>"$tmp/err.txt"
 check "unknown rule: named with its place" grep -q 'unknown.json:/events/0/rule: .*"not-a-rule"' "$tmp/err.txt"
+"$ff" analyze --summary --format json "${nodes[0]}" >/dev/null 2>"$tmp/err.txt"
+check "--summary with --format is a usage error" test $? -eq 2
+check "--summary with --format: says where --format belongs" grep -q "belongs to the analyze that merges" "$tmp/err.txt"
 finish

@@ -111,6 +111,16 @@ int run_analyze(const std::vector<std::string>& args) {
     std::cerr << "firstfault analyze: unknown --color '" << color << "' (auto, always or never)\n";
     return kExitUsage;
   }
+  // A summary is the input of a later analyze: what shapes a report has no place in it, and
+  // a masked summary would carry pseudonyms no other node's summary shares.
+  if (vm.count("summary")) {
+    for (const char* o : {"format", "mask", "fix", "apply", "color"})
+      if (vm.count(o)) {
+        std::cerr << "firstfault analyze: --summary writes a summary, not a report; --" << o
+                  << " belongs to the analyze that merges the summaries\n";
+        return kExitUsage;
+      }
+  }
   if (files.empty()) {
     std::cerr << "firstfault analyze: no input; give a log file, a directory, or - for stdin\n"
                  "(see firstfault analyze --help)\n";
