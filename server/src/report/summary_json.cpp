@@ -247,7 +247,6 @@ analysis::Event read_event(const analysis::Catalog& catalog, std::size_t files, 
 }
 
 Summary read(const analysis::Catalog& catalog, const json& doc) {
-  const std::string root;
   as_object(doc, "/");
   const json& version = member(doc, "firstfault_summary", "/");
   if (!version.is_number_integer() || version.get<std::int64_t>() != kSummaryVersion)
