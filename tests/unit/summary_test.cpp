@@ -86,9 +86,9 @@ void require_same(const nlohmann::json& one, const nlohmann::json& many) {
   CHECK(one["context"] == many["context"]);
 }
 
-std::vector<fs::path> corpus_logs() {
+std::vector<fs::path> corpus_logs(const char* set = "corpus") {
   std::vector<fs::path> logs;
-  for (const auto& e : fs::directory_iterator(fs::path(FF_TEST_DATA) / ".." / "corpus"))
+  for (const auto& e : fs::directory_iterator(fs::path(FF_TEST_DATA) / ".." / set))
     if (fs::exists(e.path() / "log.txt")) logs.push_back(e.path() / "log.txt");
   std::sort(logs.begin(), logs.end());
   REQUIRE(logs.size() >= 10);
@@ -103,12 +103,14 @@ struct TempDir {
 
 }  // namespace
 
-TEST_CASE("summary: every corpus log's summary gives its diagnosis", "[summary]") {
-  for (const auto& log : corpus_logs()) {
-    INFO(log.string());
-    std::vector<std::string> paths{log.string()};
-    require_same(one_run(paths), merged(paths, 1));
-  }
+TEST_CASE("summary: every corpus and validation log's summary gives its diagnosis",
+          "[summary]") {
+  for (const char* set : {"corpus", "validation"})
+    for (const auto& log : corpus_logs(set)) {
+      INFO(log.string());
+      std::vector<std::string> paths{log.string()};
+      require_same(one_run(paths), merged(paths, 1));
+    }
 }
 
 TEST_CASE("summary: a job's files summarised in groups and merged give one run's diagnosis",
