@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "analysis/scan.hpp"
 #include "builtin_catalog.hpp"
@@ -217,4 +218,17 @@ TEST_CASE("summary: recognised by content, not mistaken for logs", "[summary]") 
   CHECK_FALSE(report::looks_like_summary("2024-01-01 firstfault_summary {\"firstfault_summary\": 1}"));
   CHECK_FALSE(report::looks_like_summary("{\"communicators\": []}"));
   CHECK_FALSE(report::looks_like_summary(""));
+  // The fuzz seeds (tests/data/summary, written by --summary) are summaries of this version.
+  int seeds = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(FF_TEST_DATA) / "summary")) {
+    if (e.path().extension() != ".json") continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    INFO(e.path().string());
+    CHECK(report::looks_like_summary(text));
+    auto r = report::read_summary(catalog(), text);
+    CHECK(std::holds_alternative<report::Summary>(r));
+    ++seeds;
+  }
+  CHECK(seeds >= 2);
 }
