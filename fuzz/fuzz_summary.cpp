@@ -41,8 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!std::holds_alternative<ff::report::Summary>(ff::report::read_summary(loaded.catalog, again)))
     __builtin_trap();  // the writer's output must read back
   auto a = ff::analysis::diagnose(loaded.catalog, std::move(files), std::move(job));
-  (void)ff::report::to_json(loaded.catalog, a).dump(-1, ' ', false,
-                                                    nlohmann::json::error_handler_t::replace);
+  (void)ff::report::to_json(loaded.catalog, a)
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   (void)ff::report::to_text(loaded.catalog, a, {});
   (void)ff::report::to_sarif(loaded.catalog, a);
   return 0;

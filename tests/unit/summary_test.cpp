@@ -2,6 +2,8 @@
 // diagnosis one run over all the files gives (the whole JSON report, line numbers and file
 // names included); the bound keeps a summary small whatever the log size; a broken summary is
 // an error naming the place.
+#include "report/summary.hpp"
+
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -14,14 +16,15 @@
 #include "cli/input_files.hpp"
 #include "cli/scan_inputs.hpp"
 #include "report/report.hpp"
-#include "report/summary.hpp"
 
 using namespace ff;
 namespace fs = std::filesystem;
 
 namespace {
 
-const analysis::Catalog& catalog() { return test::builtin_catalog(); }
+const analysis::Catalog& catalog() {
+  return test::builtin_catalog();
+}
 
 std::vector<cli::InputFile> open(const std::vector<std::string>& paths) {
   std::vector<cli::InputFile> inputs;
@@ -58,8 +61,9 @@ nlohmann::json merged(const std::vector<std::string>& paths, std::size_t groups)
   std::vector<cli::SummaryInput> summaries;
   std::size_t per = (paths.size() + groups - 1) / groups;
   for (std::size_t g = 0; g * per < paths.size(); ++g) {
-    std::vector<std::string> part(paths.begin() + static_cast<std::ptrdiff_t>(g * per),
-                                  paths.begin() + static_cast<std::ptrdiff_t>(std::min(paths.size(), (g + 1) * per)));
+    std::vector<std::string> part(
+        paths.begin() + static_cast<std::ptrdiff_t>(g * per),
+        paths.begin() + static_cast<std::ptrdiff_t>(std::min(paths.size(), (g + 1) * per)));
     summaries.push_back({0, summarise(part)});
   }
   cli::ScannedJob job = cli::scan_job(catalog(), {}, std::move(summaries), options());
@@ -104,8 +108,7 @@ struct TempDir {
 
 }  // namespace
 
-TEST_CASE("summary: every corpus and validation log's summary gives its diagnosis",
-          "[summary]") {
+TEST_CASE("summary: every corpus and validation log's summary gives its diagnosis", "[summary]") {
   for (const char* set : {"corpus", "validation"})
     for (const auto& log : corpus_logs(set)) {
       INFO(log.string());
@@ -124,11 +127,14 @@ TEST_CASE("summary: a job's files summarised in groups and merged give one run's
   std::string big;
   for (std::size_t k = 0; k < analysis::kMaxEventsPerRule + 500; ++k) {
     big += "gpu-node-" + std::to_string(k % 8) + ":1234:1250 [" + std::to_string(k % 8) +
-           "] NCCL INFO NVLS multicast support is not available on dev " + std::to_string(k % 8) + "\n";
+           "] NCCL INFO NVLS multicast support is not available on dev " + std::to_string(k % 8) +
+           "\n";
     if (k % 2 == 0)
-      big += "[rank" + std::to_string(k % 64) + "]:[E1126 02:14:31.000001 ProcessGroupNCCL.cpp:632] [Rank " +
-             std::to_string(k % 64) + "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9000, "
-             "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600001 milliseconds before timing out.\n";
+      big += "[rank" + std::to_string(k % 64) +
+             "]:[E1126 02:14:31.000001 ProcessGroupNCCL.cpp:632] [Rank " + std::to_string(k % 64) +
+             "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9000, "
+             "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600001 "
+             "milliseconds before timing out.\n";
   }
   const auto middle = static_cast<std::ptrdiff_t>(paths.size() / 2);
   for (const char* name : {"big2.log", "big.log"}) {
@@ -138,9 +144,15 @@ TEST_CASE("summary: a job's files summarised in groups and merged give one run's
 
   const nlohmann::json one = one_run(paths);
   REQUIRE_FALSE(one["diagnoses"].empty());
-  SECTION("two groups") { require_same(one, merged(paths, 2)); }
-  SECTION("seven groups") { require_same(one, merged(paths, 7)); }
-  SECTION("one file per group") { require_same(one, merged(paths, paths.size())); }
+  SECTION("two groups") {
+    require_same(one, merged(paths, 2));
+  }
+  SECTION("seven groups") {
+    require_same(one, merged(paths, 7));
+  }
+  SECTION("one file per group") {
+    require_same(one, merged(paths, paths.size()));
+  }
 }
 
 TEST_CASE("summary: bounded whatever the log size", "[summary]") {
@@ -148,11 +160,13 @@ TEST_CASE("summary: bounded whatever the log size", "[summary]") {
   // 50,000 context lines (an NCCL_DEBUG=INFO job's transport listings) around one failure.
   std::string log;
   for (std::size_t k = 0; k < 50000; ++k) {
-    log += "gpu-node-001:1234:1250 [" + std::to_string(k % 8) + "] NCCL INFO NET/IB : Using [0]mlx5_" +
-           std::to_string(k % 8) + ":1/IB ; OOB eth0:10.1.0." + std::to_string(k % 200) + "<0>\n";
+    log += "gpu-node-001:1234:1250 [" + std::to_string(k % 8) +
+           "] NCCL INFO NET/IB : Using [0]mlx5_" + std::to_string(k % 8) +
+           ":1/IB ; OOB eth0:10.1.0." + std::to_string(k % 200) + "<0>\n";
     if (k == 37000)
-      log += "[rank3]:torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. "
-             "GPU 3 has a total capacity of 79.11 GiB of which 1.20 GiB is free.\n";
+      log +=
+          "[rank3]:torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. "
+          "GPU 3 has a total capacity of 79.11 GiB of which 1.20 GiB is free.\n";
   }
   std::string path = (dir.path / "node.log").string();
   std::ofstream(path, std::ios::binary) << log;
@@ -175,25 +189,37 @@ TEST_CASE("summary: broken summaries are errors naming the place", "[summary]") 
     REQUIRE(std::holds_alternative<report::SummaryError>(r));
     return std::get<report::SummaryError>(r);
   };
-  const std::string head = "{\"firstfault_summary\": 1, \"files\": [{\"path\": \"a.log\", \"lines\": 9, \"bytes\": 90}], ";
+  const std::string head =
+      "{\"firstfault_summary\": 1, \"files\": [{\"path\": \"a.log\", \"lines\": 9, \"bytes\": "
+      "90}], ";
   auto e = error("{\"firstfault_summary\": 2, \"files\": [], \"events\": []}");
   CHECK(e.place == "/firstfault_summary");
   CHECK(e.message.find("version 2") != std::string::npos);
   e = error("{\"firstfault_summary\": 1,\n \"files\": [}");
   CHECK(e.place == "2:12");
-  e = error(head + "\"events\": [{\"file\": 0, \"line\": 3, \"rule\": \"no-such-rule\", \"text\": \"x\"}]}");
+  e = error(
+      head +
+      "\"events\": [{\"file\": 0, \"line\": 3, \"rule\": \"no-such-rule\", \"text\": \"x\"}]}");
   CHECK(e.place == "/events/0/rule");
   CHECK(e.message.find("no-such-rule") != std::string::npos);
-  e = error(head + "\"events\": [{\"file\": 1, \"line\": 3, \"rule\": \"cuda-out-of-memory\", \"text\": \"x\"}]}");
+  e = error(head +
+            "\"events\": [{\"file\": 1, \"line\": 3, \"rule\": \"cuda-out-of-memory\", \"text\": "
+            "\"x\"}]}");
   CHECK(e.place == "/events/0/file");
-  e = error(head + "\"events\": [{\"file\": 0, \"line\": -3, \"rule\": \"cuda-out-of-memory\", \"text\": \"x\"}]}");
+  e = error(head +
+            "\"events\": [{\"file\": 0, \"line\": -3, \"rule\": \"cuda-out-of-memory\", \"text\": "
+            "\"x\"}]}");
   CHECK(e.place == "/events/0/line");
-  e = error(head + "\"events\": [{\"file\": 0, \"line\": 3, \"rule\": \"cuda-out-of-memory\", \"text\": \"x\", "
-                   "\"source\": {\"time_kind\": \"sundial\", \"time\": 1}}]}");
+  e = error(
+      head +
+      "\"events\": [{\"file\": 0, \"line\": 3, \"rule\": \"cuda-out-of-memory\", \"text\": \"x\", "
+      "\"source\": {\"time_kind\": \"sundial\", \"time\": 1}}]}");
   CHECK(e.place == "/events/0/source/time_kind");
   e = error(head + "\"rule_hits\": {\"cuda-out-of-memory\": \"many\"}, \"events\": []}");
   CHECK(e.place == "/rule_hits/cuda-out-of-memory");
-  e = error(head + "\"checks_seen\": {\"cuda-out-of-memory\": [true, true, true, true, true, true, true]}, \"events\": []}");
+  e = error(head +
+            "\"checks_seen\": {\"cuda-out-of-memory\": [true, true, true, true, true, true, "
+            "true]}, \"events\": []}");
   CHECK(e.place == "/checks_seen/cuda-out-of-memory");
   e = error(head + "\"events\": {}}");
   CHECK(e.place == "/events");
@@ -203,8 +229,9 @@ TEST_CASE("summary: broken summaries are errors naming the place", "[summary]") 
 
   // A well-formed one reads, and its events point at the file and line it names.
   auto ok = report::read_summary(
-      catalog(), head + "\"events\": [{\"file\": 0, \"line\": 3, \"rule\": \"cuda-out-of-memory\", "
-                        "\"text\": \"CUDA out of memory\", \"source\": {\"rank\": 5}}]}");
+      catalog(), head +
+                     "\"events\": [{\"file\": 0, \"line\": 3, \"rule\": \"cuda-out-of-memory\", "
+                     "\"text\": \"CUDA out of memory\", \"source\": {\"rank\": 5}}]}");
   REQUIRE(std::holds_alternative<report::Summary>(ok));
   const auto& s = std::get<report::Summary>(ok);
   REQUIRE(s.state.events.size() == 1);
@@ -215,7 +242,8 @@ TEST_CASE("summary: broken summaries are errors naming the place", "[summary]") 
 
 TEST_CASE("summary: recognised by content, not mistaken for logs", "[summary]") {
   CHECK(report::looks_like_summary("\xEF\xBB\xBF  {\n\"firstfault_summary\": 1}"));
-  CHECK_FALSE(report::looks_like_summary("2024-01-01 firstfault_summary {\"firstfault_summary\": 1}"));
+  CHECK_FALSE(
+      report::looks_like_summary("2024-01-01 firstfault_summary {\"firstfault_summary\": 1}"));
   CHECK_FALSE(report::looks_like_summary("{\"communicators\": []}"));
   CHECK_FALSE(report::looks_like_summary(""));
   // The fuzz seeds (tests/data/summary, written by --summary) are summaries of this version.

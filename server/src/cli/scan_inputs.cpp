@@ -6,10 +6,9 @@ namespace ff::cli {
 
 ScannedJob scan_job(const analysis::Catalog& catalog, const std::vector<InputFile>& inputs,
                     std::vector<SummaryInput> summaries, const ScanOptions& options) {
-  std::stable_sort(summaries.begin(), summaries.end(),
-                   [](const SummaryInput& a, const SummaryInput& b) {
-                     return a.logs_before < b.logs_before;
-                   });
+  std::stable_sort(
+      summaries.begin(), summaries.end(),
+      [](const SummaryInput& a, const SummaryInput& b) { return a.logs_before < b.logs_before; });
   ScannedJob job;
   job.state.reset(catalog);
   // The logs between two summaries are scanned together (on every core), then the summary
@@ -27,9 +26,9 @@ ScannedJob scan_job(const analysis::Catalog& catalog, const std::vector<InputFil
       sources[k].release = [&in](std::size_t b, std::size_t e) { in.release(b, e); };
     }
     auto lines = parallel::scan(catalog, sources, job.state, options.pieces);
-    for (std::size_t k = 0; k < sources.size(); ++k)
-    {
-      job.files.push_back({inputs[next_log + k].name(), lines[k], inputs[next_log + k].text().size()});
+    for (std::size_t k = 0; k < sources.size(); ++k) {
+      job.files.push_back(
+          {inputs[next_log + k].name(), lines[k], inputs[next_log + k].text().size()});
       job.texts.push_back(inputs[next_log + k].text());
     }
     next_log = until;

@@ -56,7 +56,7 @@ std::string write_summary(const analysis::Catalog& catalog,
 bool looks_like_summary(std::string_view text);
 
 struct SummaryError {
-  std::string place;    // "3:17" (line:column) for a syntax error, "/events/4/line" otherwise
+  std::string place;  // "3:17" (line:column) for a syntax error, "/events/4/line" otherwise
   std::string message;
 };
 

@@ -50,7 +50,8 @@ const char* name_of(const Name<E> (&table)[N], E v) {
 // Rules whose events the diagnosis only lists (see summary.hpp, the bound): a benign listing,
 // or a context rule whose role does not depend on its captures.
 bool listed_only(const analysis::Rule& r) {
-  return r.benign || (r.role == analysis::Role::kContext && r.decode != analysis::Decode::kExitStatus);
+  return r.benign ||
+         (r.role == analysis::Role::kContext && r.decode != analysis::Decode::kExitStatus);
 }
 
 ojson source_json(const analysis::LineSource& s) {
@@ -106,9 +107,12 @@ struct Failure {
 std::string at(const std::string& path, std::string_view key) {
   std::string p = path + "/";
   for (char c : key) {  // JSON Pointer escapes (RFC 6901)
-    if (c == '~') p += "~0";
-    else if (c == '/') p += "~1";
-    else p += c;
+    if (c == '~')
+      p += "~0";
+    else if (c == '/')
+      p += "~1";
+    else
+      p += c;
   }
   return p;
 }
@@ -140,7 +144,8 @@ std::size_t as_size(const json& v, const std::string& path) {
 std::int64_t as_int64(const json& v, const std::string& path) {
   if (v.is_number_integer()) return v.get<std::int64_t>();
   if (v.is_number_unsigned() &&
-      v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      v.get<std::uint64_t>() <=
+          static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
     return static_cast<std::int64_t>(v.get<std::uint64_t>());
   fail(path, "expected an integer");
 }
@@ -199,7 +204,8 @@ analysis::LineSource read_source(const json& j, const std::string& path) {
   if (auto* v = optional_member(j, "time_kind")) {
     s.time_kind = enum_of(kTimeKinds, *v, at(path, "time_kind"));
     const json& t = member(j, "time", path);
-    if (!t.is_number() || !std::isfinite(t.get<double>())) fail(at(path, "time"), "expected a number");
+    if (!t.is_number() || !std::isfinite(t.get<double>()))
+      fail(at(path, "time"), "expected a number");
     s.time = t.get<double>();
   }
   if (auto* v = optional_member(j, "body")) s.body = as_size(*v, at(path, "body"));
@@ -370,7 +376,7 @@ std::string write_summary(const analysis::Catalog& catalog,
   doc["checks_seen"] = std::move(checks);
   ojson events = ojson::array();
   std::vector<char> listed(rules.size(), 0);  // [rule]: one of its events is written
-  std::size_t context_lines = 0;                // context events seen, written or not
+  std::size_t context_lines = 0;              // context events seen, written or not
   for (const auto& e : state.events) {
     if (e.rule >= rules.size()) continue;
     if (listed_only(rules[e.rule])) {
@@ -391,8 +397,8 @@ std::string write_summary(const analysis::Catalog& catalog,
     if (value.is_array() && key == "events") {
       out += "[";
       for (std::size_t i = 0; i < value.size(); ++i)
-        out += (i ? ",\n  " : "\n  ") +
-               value[i].dump(-1, ' ', false, ojson::error_handler_t::replace);
+        out +=
+            (i ? ",\n  " : "\n  ") + value[i].dump(-1, ' ', false, ojson::error_handler_t::replace);
       out += value.empty() ? "]" : "\n]";
     } else {
       out += value.dump(-1, ' ', false, ojson::error_handler_t::replace);
