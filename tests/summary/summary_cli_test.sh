@@ -82,8 +82,12 @@ assert os.path.getsize('$tmp/summaries/group-0.json') * 5 < logs, (logs, os.path
 
 "$ff" analyze --format sarif "${sums[@]}" >"$tmp/merged.sarif"
 check "sarif from summaries exits 0 and points at node logs" grep -q '"uri": ".*/node-[0-9]*.log"' "$tmp/merged.sarif"
+"$ff" analyze --format sarif "${nodes[@]}" >"$tmp/one.sarif"
+check "sarif from summaries is the one run's" cmp -s "$tmp/one.sarif" "$tmp/merged.sarif"
 "$ff" analyze "${sums[@]}" >"$tmp/merged.txt"
 check "text from summaries names the root cause" grep -q "category: gpu-oom" "$tmp/merged.txt"
+"$ff" analyze "${nodes[@]}" >"$tmp/one.txt"
+check "text from summaries is the one run's" cmp -s "$tmp/one.txt" "$tmp/merged.txt"
 
 # Node-local paths are often the same on every node: colliding names get the machine's.
 mkdir -p "$tmp/a" "$tmp/b"
