@@ -9,11 +9,14 @@ seeded), each at two densities of context lines: the bench's usual log, and an e
 one where a fraction `--density` of the lines are NCCL INFO lines context rules match (as
 NCCL_DEBUG=INFO jobs print at every communicator init). Prints MB/s, the ratios and peak
 memory, checks that the injected root cause is the top diagnosis, and measures linearity
-net of the fixed cost, rule-count scaling, many files on all cores, start-up, and the
-language server.
+net of the fixed cost, rule-count scaling, many files on all cores, start-up, the
+language server, and a job bigger than one machine's reading speed: --nodes generated node
+logs of --node-mb MB each, summarised in parallel (`analyze --summary`, as many processes
+as cores standing in for the nodes) and merged, against one process reading them all.
 
 usage: bench/bench.py [--firstfault build/bin/firstfault] [--sizes 10,100,1000] [--runs 3]
-                      [--density 0.125] [--out bench/out] [--quick]
+                      [--density 0.125] [--out bench/out] [--quick] [--only cli|lsp|scale]
+                      [--nodes 512] [--node-mb 100]
 Exit status: 0 when every target is met, 1 otherwise, 2 on a broken setup.
 """
 import argparse
@@ -187,7 +190,11 @@ def main():
     ap.add_argument("--density", type=float, default=0.125,
                     help="fraction of context lines in the event-dense logs (issue 20: one in eight)")
     ap.add_argument("--quick", action="store_true", help="10 and 100 MB only, 1 run, no many-files")
-    ap.add_argument("--only", choices=["cli", "lsp"], help="run only the CLI or only the LSP figures")
+    ap.add_argument("--only", choices=["cli", "lsp", "scale"],
+                    help="run only the CLI, the LSP or the scale-out (summaries) figures")
+    ap.add_argument("--nodes", type=int, default=512, help="scale-out: generated node logs (default 512)")
+    ap.add_argument("--node-mb", type=int, default=100, help="scale-out: MB of logs per node (default 100)")
+    ap.add_argument("--keep-scale", action="store_true", help="scale-out: keep the node directories")
     args = ap.parse_args()
     ff = args.firstfault
     if not os.access(ff, os.X_OK):
@@ -199,6 +206,9 @@ def main():
     if args.quick:
         sizes = [s for s in sizes if s <= 100]
         args.runs = 1
+        args.nodes, args.node_mb = min(args.nodes, 32), min(args.node_mb, 4)
+    if args.only == "scale":
+        sizes = []
     os.makedirs(args.out, exist_ok=True)
     patterns = os.path.join(args.out, "patterns.txt")
     with open(patterns, "w") as f:
@@ -214,7 +224,7 @@ def main():
         # Every run pays a fixed cost (starting the process, loading the catalog, writing the
         # report) that a small input cannot spread; measured as a 10-line run.
         t_fixed, _ = best([ff, "analyze", "--format", "json", ten_line_file(args.out)], 20)
-    for density in (0.0, args.density):
+    for density in (0.0, args.density) if sizes else ():
         label = "dense %g" % density if density else "usual"
         print("\n%s logs (%s)" % (label, "a fraction %g of the lines are context lines" % density
                                    if density else "the usual mix, few context lines"))
@@ -267,9 +277,11 @@ def main():
                     "%.2f (%.0f vs %.0f)" % (ratio, net_hi, net_lo), "0.70 .. 1.30",
                     0.7 <= ratio <= 1.3)
 
-    if args.only != "lsp":
+    if args.only in (None, "cli"):
         cli_scaling(ff, args, rep)
-    if args.only != "cli":
+    if args.only in (None, "scale"):
+        scale_out(ff, args, rep)
+    if args.only in (None, "lsp"):
         lsp_path, _ = ensure_log(args.out, 100)
         try:
             lsp_bench(ff, lsp_path, rep)
@@ -314,6 +326,110 @@ def cli_scaling(ff, args, rep):
     # Start-up: a 10-line file, rules compiled included.
     t_small, _ = best([ff, "analyze", ten_line_file(args.out)], 20)
     rep.add("start-up: analyze on a 10-line file", "%.1f ms" % (t_small * 1000), "<= 20 ms", t_small <= 0.02)
+
+
+def node_logs(ff, args):
+    """The scale-out job: one directory per node holding a per-node header log (its ranks'
+    communicator init and, on every node but one, the watchdog timeouts of the collateral;
+    on the failing node, an out-of-memory traceback) and the bulk of the node's log: one
+    healthy generated log of --node-mb MB hard-linked into every node (512 x 100 MB of
+    distinct text would need 51 GB of disk; the scan's cost is the same: every node's text
+    is read and matched, and only the page cache is shared). Returns the job's
+    directory, the node directories and the failing rank."""
+    job = os.path.join(args.out, "scale-%dx%dmb" % (args.nodes, args.node_mb))
+    body = os.path.join(args.out, "node-body-%dmb.log" % args.node_mb)
+    if not os.path.exists(body):
+        subprocess.run([sys.executable, os.path.join(HERE, "gen_log.py"), str(args.node_mb), body + ".tmp",
+                        "--seed", "11", "--ranks", "8", "--healthy"], stdout=subprocess.DEVNULL, check=True)
+        os.rename(body + ".tmp", body)
+    nodes = [os.path.join(job, "node-%04d" % k) for k in range(args.nodes)]
+    failing = args.nodes // 3
+    victim = failing * 8 + 5
+    stamp = os.path.join(job, "complete")
+    if os.path.exists(stamp) and open(stamp).read() == body:
+        return job, nodes, victim
+    shutil.rmtree(job, ignore_errors=True)
+    n = args.nodes * 8
+    for k, d in enumerate(nodes):
+        os.makedirs(d)
+        os.link(body, os.path.join(d, "train.log"))
+        host = "gpu-node-%04d" % k
+        lines = []
+        for r in range(k * 8, k * 8 + 8):
+            lines.append("%s:%d:%d [%d] NCCL INFO comm 0x%x rank %d nranks %d cudaDev %d busId 18000 "
+                         "commId 0x7f - Init COMPLETE" % (host, 10000 + r, 10001 + r, r % 8, r, r, n, r % 8))
+        if k == failing:
+            lines += ["[rank%d]:Traceback (most recent call last):" % victim,
+                      '[rank%d]:  File "/workspace/train.py", line 231, in <module>' % victim,
+                      "[rank%d]:torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+                      "2.00 GiB. GPU 5 has a total capacity of 79.11 GiB of which 1.20 GiB is free." % victim]
+        else:
+            for r in range(k * 8, k * 8 + 8):
+                lines.append("[rank%d]:[E1126 02:14:31.%06d ProcessGroupNCCL.cpp:632] [Rank %d] Watchdog "
+                             "caught collective operation timeout: WorkNCCL(SeqNum=9000, OpType=ALLREDUCE, "
+                             "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600123 milliseconds "
+                             "before timing out." % (r, r, r))
+        with open(os.path.join(d, "node.log"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+    with open(stamp, "w") as f:
+        f.write(body)
+    return job, nodes, victim
+
+
+def scale_out(ff, args, rep):
+    """Summaries: every node summarised (as many at a time as there are cores, each on one
+    thread: the cores stand in for the nodes), then one merge, against one process reading
+    every node's logs on all cores."""
+    import concurrent.futures
+    job, nodes, victim = node_logs(ff, args)
+    total_mb = sum(os.path.getsize(os.path.join(d, f)) for d in nodes for f in os.listdir(d)) / 1e6
+    print("\nscale-out: %d nodes x %d MB (%.0f MB in all; failing rank %d)" % (
+        args.nodes, args.node_mb, total_mb, victim))
+    sums = os.path.join(job, "summaries")
+    shutil.rmtree(sums, ignore_errors=True)
+    os.makedirs(sums)
+    run(["cat", os.path.join(nodes[0], "train.log")])  # the shared bulk, in the page cache
+
+    def summarise(d):
+        t0 = time.perf_counter()
+        with open(os.path.join(sums, os.path.basename(d) + ".json"), "wb") as out:
+            subprocess.run([ff, "analyze", "--summary", "-j", "1", d], stdout=out, check=True)
+        return time.perf_counter() - t0
+
+    def cpu():
+        r = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return r.ru_utime + r.ru_stime
+
+    t0, c0 = time.perf_counter(), cpu()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
+        per_node = list(pool.map(summarise, nodes))
+    t_summaries, c_summaries = time.perf_counter() - t0, cpu() - c0
+    t_merge, merged = best([ff, "analyze", "--format", "json", sums], args.runs, stdout=None)
+    c0 = cpu()
+    t_one, one = best([ff, "analyze", "--format", "json"] + nodes, 1, stdout=None)
+    c_one = cpu() - c0
+    sum_mb = sum(os.path.getsize(os.path.join(sums, f)) for f in os.listdir(sums)) / 1e6
+    node_time = sorted(per_node)[len(per_node) // 2]
+    print("    one process, all cores: %.2f s (%.0f MB/s); %d summaries, %d at a time: %.2f s; "
+          "merge of %.1f MB of summaries: %.3f s" % (t_one, total_mb / t_one, len(nodes), os.cpu_count(),
+                                                     t_summaries, sum_mb, t_merge))
+    print("    CPU time (user + system): one process %.2f s, every summary together %.2f s "
+          "(%.0f MB/s per core)" % (c_one, c_summaries, total_mb / max(c_summaries, 1e-6)))
+    rep.note("scale-out: one process / (summaries in parallel + merge)",
+             "%.2fx" % (t_one / (t_summaries + t_merge)),
+             "%d cores here stand in for %d nodes" % (os.cpu_count(), len(nodes)))
+    rep.note("scale-out: on a cluster, a node's summary + the merge", "%.2f s" % (node_time + t_merge),
+             "median summary %.2f s; one process reads it all in %.2f s" % (node_time, t_one))
+    rep.add("scale-out: merge of %d summaries" % len(nodes), "%.3f s" % t_merge, "< 1 s", t_merge < 1.0)
+    a, b = json.loads(one), json.loads(merged)
+    same = a["diagnoses"] == b["diagnoses"] and a["files"] == b["files"]
+    top = b["diagnoses"][0] if b["diagnoses"] else {"category": "none", "initiating": {"rank": None}}
+    rep.add("scale-out: merged diagnosis = one run's", "%s rank %s%s" % (
+        top["category"], top["initiating"]["rank"], "" if same else ", differs"),
+        "gpu-oom rank %d, same" % victim,
+        same and top["category"] == "gpu-oom" and top["initiating"]["rank"] == victim)
+    if not args.keep_scale:
+        shutil.rmtree(job, ignore_errors=True)
 
 
 if __name__ == "__main__":

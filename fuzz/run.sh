@@ -12,7 +12,7 @@ root=$PWD
 secs=${1:-20}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(analyze rule topology lsp_frames mask fix lsp_server flight_recorder ras)
+[ ${#targets[@]} -eq 0 ] && targets=(analyze rule topology lsp_frames mask fix lsp_server flight_recorder ras summary)
 build=$root/build-fuzz
 jobs=${FF_FUZZ_JOBS:-2}
 command -v clang++ >/dev/null || { echo "fuzz/run.sh: clang++ not found (apt-get install clang libclang-rt-14-dev)" >&2; exit 2; }
@@ -31,6 +31,7 @@ seed() {  # seed TARGET DIR
       for f in tests/corpus/*/log.txt server/samples/*.log; do head -c 65536 "$f" >"$d/$(echo "$f" | tr / _)"; done ;;
     rule) cp rules/*.json "$d/" ;;
     ras) cp tests/data/ras/*.txt tests/data/ras/*.json "$d/" ;;
+    summary) cp tests/data/summary/*.json "$d/" ;;
     topology)
       i=0
       for f in tests/data/topologies/nvidia-smi-topo/* tests/data/topologies/nccl-topo-dump/*.xml \

@@ -29,6 +29,9 @@
 #define LLVMFuzzerTestOneInput ff_fuzz_lsp_server
 #include "../../fuzz/fuzz_lsp_server.cpp"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput ff_fuzz_summary
+#include "../../fuzz/fuzz_summary.cpp"
+#undef LLVMFuzzerTestOneInput
 
 namespace {
 
@@ -59,6 +62,21 @@ TEST_CASE("hostile: fuzz regressions replay without a crash", "[hostile]") {
   CHECK(replay("fix", ff_fuzz_fix) >= 2);  // an export block lost to a word at line start
   // A server destroyed while its analysis ran posted the result through a null scheduler.
   CHECK(replay("lsp_server", ff_fuzz_lsp_server) >= 1);
+  replay("summary", ff_fuzz_summary);
+  // The summary seeds run through the whole target: read, merged twice, written and read
+  // again (a summary the writer wrote that the reader refuses traps).
+  {
+    namespace fs = std::filesystem;
+    int seeds = 0;
+    for (const auto& e : fs::directory_iterator(fs::path(FF_TEST_DATA) / "summary")) {
+      if (e.path().extension() != ".json") continue;
+      std::ifstream in(e.path(), std::ios::binary);
+      std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      CHECK(ff_fuzz_summary(reinterpret_cast<const std::uint8_t*>(data.data()), data.size()) == 0);
+      ++seeds;
+    }
+    CHECK(seeds >= 2);
+  }
   // The seeds of each target are valid inputs too: one of each, quickly.
   std::string smi = "\x00\tGPU0\tGPU1\nGPU0\t X \tNV4\nGPU1\tNV4\t X \n";
   CHECK(ff_fuzz_topology(reinterpret_cast<const std::uint8_t*>(smi.data()), smi.size()) == 0);

@@ -3,6 +3,7 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 #include "analysis/analyze.hpp"
 #include "cli/commands.hpp"
@@ -14,6 +15,7 @@
 #include "fix/fix_cli.hpp"
 #include "report/mask.hpp"
 #include "report/report.hpp"
+#include "report/summary.hpp"
 
 namespace ff::cli {
 
@@ -32,9 +34,20 @@ const char* kUsage =
     "input. NCCL RAS client output (ncclras text, -f json, -m monitor events) given as an\n"
     "input is read for the ranks it shows behind, missing or dead (docs/RAS.md).\n"
     "\n"
+    "A job too big for one machine: run 'firstfault analyze --summary LOGS > node.json' on\n"
+    "each node, then 'firstfault analyze *.json': summaries are inputs like logs, recognised\n"
+    "by content, and give the diagnosis one run over all the logs gives (docs/SCALE.md).\n"
+    "\n"
     "Exit status: 0 whether or not a failure is found; 2 for bad usage or unreadable input.\n"
     "\n"
     "Options";
+
+// The name a summary gives as its writer's (see the renaming of colliding paths).
+std::string machine_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return {};
+  return buf;
+}
 
 }  // namespace
 
@@ -53,7 +66,9 @@ int run_analyze(const std::vector<std::string>& args) {
       "mask", "replace host, user and IP names, home paths and tokens with pseudonyms "
               "(host-1, user-1, ip-1, token-1) before printing")(
       "color", po::value(&color)->value_name("WHEN"), "auto (default), always or never")(
-      "threads,j", po::value(&threads)->value_name("N"), "scan on N threads (default: one per core; a big file is split between them)");
+      "threads,j", po::value(&threads)->value_name("N"), "scan on N threads (default: one per core; a big file is split between them)")(
+      "summary", "write a summary of the inputs (JSON, docs/JSON.md) instead of a diagnosis, "
+                 "to be merged with other nodes' summaries by a later analyze (docs/SCALE.md)");
   // Quick fixes (docs/FIXES.md).
   fix::FixCliOptions fixo;
   po::options_description fix_opts("Fixes (see docs/FIXES.md)");
@@ -95,6 +110,16 @@ int run_analyze(const std::vector<std::string>& args) {
     std::cerr << "firstfault analyze: unknown --color '" << color << "' (auto, always or never)\n";
     return kExitUsage;
   }
+  // A summary is the input of a later analyze: what shapes a report has no place in it, and
+  // a masked summary would carry pseudonyms no other node's summary shares.
+  if (vm.count("summary")) {
+    for (const char* o : {"format", "mask", "fix", "apply", "color"})
+      if (vm.count(o)) {
+        std::cerr << "firstfault analyze: --summary writes a summary, not a report; --" << o
+                  << " belongs to the analyze that merges the summaries\n";
+        return kExitUsage;
+      }
+  }
   if (files.empty()) {
     std::cerr << "firstfault analyze: no input; give a log file, a directory, or - for stdin\n"
                  "(see firstfault analyze --help)\n";
@@ -109,6 +134,26 @@ int run_analyze(const std::vector<std::string>& args) {
     std::cerr << "firstfault analyze: " << err.path << ": " << err.message << "\n";
     return kExitUsage;
   }
+  // Summaries written by `analyze --summary` on other nodes: read now (before the content
+  // checks for dumps and RAS output) and appended in their place when the job is scanned.
+  std::vector<SummaryInput> summaries;
+  {
+    std::vector<InputFile> logs;
+    for (auto& in : inputs) {
+      if (!report::looks_like_summary(in.text())) {
+        logs.push_back(std::move(in));
+        continue;
+      }
+      auto parsed = report::read_summary(loaded.catalog, in.text());
+      if (auto* e = std::get_if<report::SummaryError>(&parsed)) {
+        std::cerr << "firstfault analyze: " << in.name() << (e->place.empty() ? "" : ":")
+                  << e->place << ": not readable as a firstfault summary: " << e->message << "\n";
+        return kExitUsage;
+      }
+      summaries.push_back({logs.size(), std::move(std::get<report::Summary>(parsed))});
+    }
+    inputs = std::move(logs);
+  }
   // Flight Recorder dumps and NCCL RAS output are read as evidence and take their files'
   // place as the lines the rules read (docs/EVIDENCE.md, docs/RAS.md).
   std::vector<report::RasInput> ras;
@@ -120,10 +165,22 @@ int run_analyze(const std::vector<std::string>& args) {
     bool usable = ev.dumps > 0 || ev.dump_problems.size() < given;
     for (const auto& p : ev.dump_problems)
       std::cerr << "firstfault analyze: " << (usable ? "warning: " : "") << p.path << ": " << p.message << "\n";
-    if (!usable) return kExitUsage;
+    if (!usable && summaries.empty()) return kExitUsage;
     for (const auto& p : ev.ras_problems)
       std::cerr << "firstfault analyze: warning: " << p.path << ":" << p.message << "\n";
     ras = std::move(ev.ras);
+  }
+  // Node-local logs often have the same path on every node: where two inputs would have
+  // the same name, a summary's files are named after the machine that wrote it.
+  {
+    std::map<std::string, std::size_t> uses;
+    for (const auto& in : inputs) ++uses[in.name()];
+    for (const auto& sm : summaries)
+      for (const auto& f : sm.summary.files) ++uses[f.name];
+    for (auto& sm : summaries)
+      if (!sm.summary.machine.empty())
+        for (auto& f : sm.summary.files)
+          if (uses[f.name] > 1) f.name = sm.summary.machine + ":" + f.name;
   }
   ScanOptions so;
   so.pieces.threads = threads;
@@ -133,7 +190,20 @@ int run_analyze(const std::vector<std::string>& args) {
     std::cerr << "firstfault analyze: unknown --scan-strategy '" << strategy << "'\n";
     return kExitUsage;
   }
-  auto result = analyze_inputs(loaded.catalog, inputs, so);
+  ScannedJob job = scan_job(loaded.catalog, inputs, std::move(summaries), so);
+  if (vm.count("summary")) {
+    if (!ras.empty())
+      std::cerr << "firstfault analyze: warning: NCCL RAS output is not part of a summary; "
+                   "give it to the analyze that merges the summaries\n";
+    std::string out = report::write_summary(loaded.catalog, job.files, job.state, machine_name());
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+    keep_until_exit(std::move(job));
+    keep_until_exit(std::move(loaded));
+    return kExitOk;
+  }
+  std::vector<std::string_view> job_texts = std::move(job.texts);
+  auto result = analysis::diagnose(loaded.catalog, std::move(job.files), std::move(job.state));
   const bool mask = vm.count("mask") > 0;
   report::Masker masker;
   if (mask) masker.add_hosts_from(result);
@@ -178,8 +248,8 @@ int run_analyze(const std::vector<std::string>& args) {
     out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // bad UTF-8: U+FFFD
     keep_until_exit(std::move(j));
   } else if (format == "sarif") {
-    std::vector<std::string_view> texts;  // columns in UTF-16 units of the raw lines
-    for (const auto& in : inputs) texts.push_back(in.text());
+    // columns in UTF-16 units of the raw lines
+    std::vector<std::string_view> texts = std::move(job_texts);
     auto j = report::to_sarif(loaded.catalog, result, texts);
     if (mask) masker.mask(j);
     out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // bad UTF-8: U+FFFD

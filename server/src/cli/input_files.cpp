@@ -12,6 +12,7 @@
 
 #include "cli/sigbus_guard.hpp"
 #include "evidence/flight_recorder_dump.hpp"
+#include "report/summary.hpp"
 #include "evidence/ras_report.hpp"
 
 namespace ff::cli {
@@ -70,7 +71,8 @@ namespace {
 
 // A file in a log directory without a log's name is still an input when its first bytes
 // say it is evidence: a Flight Recorder dump (PyTorch names them <prefix><rank>, no
-// extension) or, for *.json, ncclras output (`-f json`, monitor events).
+// extension) or, for *.json, ncclras output (`-f json`, monitor events) or a summary
+// written by `analyze --summary` (report/summary.hpp).
 bool is_evidence_file(const std::string& name, const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return false;
@@ -81,7 +83,7 @@ bool is_evidence_file(const std::string& name, const std::string& path) {
   std::string_view head(buf, static_cast<std::size_t>(n));
   if (evidence::looks_like_flight_recorder_dump(head)) return true;
   return name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0 &&
-         evidence::looks_like_ras(head);
+         (evidence::looks_like_ras(head) || report::looks_like_summary(head));
 }
 
 bool read_fd(int fd, std::string& out, std::string& err) {

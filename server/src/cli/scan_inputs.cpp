@@ -1,26 +1,57 @@
 #include "cli/scan_inputs.hpp"
 
+#include <algorithm>
+
 namespace ff::cli {
+
+ScannedJob scan_job(const analysis::Catalog& catalog, const std::vector<InputFile>& inputs,
+                    std::vector<SummaryInput> summaries, const ScanOptions& options) {
+  std::stable_sort(
+      summaries.begin(), summaries.end(),
+      [](const SummaryInput& a, const SummaryInput& b) { return a.logs_before < b.logs_before; });
+  ScannedJob job;
+  job.state.reset(catalog);
+  // The logs between two summaries are scanned together (on every core), then the summary
+  // is appended: each rule keeps its first events in input order, as in one scan of all.
+  std::size_t next_log = 0;
+  auto scan_logs = [&](std::size_t until) {
+    if (until <= next_log) return;
+    std::vector<parallel::ScanSource> sources(until - next_log);
+    for (std::size_t k = 0; k < sources.size(); ++k) {
+      const InputFile& in = inputs[next_log + k];
+      sources[k].text = in.text();
+      sources[k].file = job.files.size() + k;
+      sources[k].strategy = options.strategy;
+      sources[k].prefetch = [&in](std::size_t b, std::size_t e) { in.prefetch(b, e); };
+      sources[k].release = [&in](std::size_t b, std::size_t e) { in.release(b, e); };
+    }
+    auto lines = parallel::scan(catalog, sources, job.state, options.pieces);
+    for (std::size_t k = 0; k < sources.size(); ++k) {
+      job.files.push_back(
+          {inputs[next_log + k].name(), lines[k], inputs[next_log + k].text().size()});
+      job.texts.push_back(inputs[next_log + k].text());
+    }
+    next_log = until;
+  };
+  for (auto& s : summaries) {
+    scan_logs(std::min(s.logs_before, inputs.size()));
+    const std::size_t first_file = job.files.size();
+    for (auto& e : s.summary.state.events) e.file += first_file;
+    analysis::append_scan(job.state, std::move(s.summary.state), 0);
+    for (auto& f : s.summary.files) {
+      job.files.push_back(std::move(f));
+      job.texts.emplace_back();
+    }
+  }
+  scan_logs(inputs.size());
+  return job;
+}
 
 analysis::Analysis analyze_inputs(const analysis::Catalog& catalog,
                                   const std::vector<InputFile>& inputs,
                                   const ScanOptions& options) {
-  std::vector<parallel::ScanSource> sources(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const InputFile& in = inputs[i];
-    sources[i].text = in.text();
-    sources[i].file = i;
-    sources[i].strategy = options.strategy;
-    sources[i].prefetch = [&in](std::size_t b, std::size_t e) { in.prefetch(b, e); };
-    sources[i].release = [&in](std::size_t b, std::size_t e) { in.release(b, e); };
-  }
-  analysis::ScanState job;
-  job.reset(catalog);
-  auto lines = parallel::scan(catalog, sources, job, options.pieces);
-  std::vector<analysis::FileSummary> files(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i)
-    files[i] = {inputs[i].name(), lines[i], inputs[i].text().size()};
-  return analysis::diagnose(catalog, std::move(files), std::move(job));
+  ScannedJob job = scan_job(catalog, inputs, {}, options);
+  return analysis::diagnose(catalog, std::move(job.files), std::move(job.state));
 }
 
 }  // namespace ff::cli

@@ -15,13 +15,16 @@ namespace ff::report {
 
 inline constexpr int kJsonVersion = 1;
 
+// The context lines (role context, benign listings) the JSON document lists, first first.
+inline constexpr std::size_t kContextLinesShown = 50;
+
 // The stable JSON document: {"version":1, "files":[...], "diagnoses":[...], ...}.
 nlohmann::json to_json(const analysis::Catalog& catalog, const analysis::Analysis& a);
 
 // SARIF 2.1.0: one run, one result per diagnosis (initiating line) and per collateral line.
 // Columns are UTF-16 code units (the run says `columnKind: utf16CodeUnits`, SARIF's
 // default), counted on the raw line: `texts` are the inputs' texts in file order. Without
-// them a line's event text is used when it is the raw line (no escape sequences, not
+// them (or where a file's text is null, a summarised file) a line's event text is used when it is the raw line (no escape sequences, not
 // capped), else the byte columns are given. Invalid UTF-8 counts one unit per byte.
 nlohmann::json to_sarif(const analysis::Catalog& catalog, const analysis::Analysis& a,
                         const std::vector<std::string_view>& texts = {});

@@ -123,7 +123,7 @@ json to_json(const analysis::Catalog& catalog, const analysis::Analysis& a) {
   json ctx = json::array();
   std::size_t shown = 0;
   for (std::size_t i : a.context) {
-    if (++shown > 50) break;
+    if (++shown > kContextLinesShown) break;
     const auto& e = a.events[i];
     ctx.push_back({{"file", a.files[e.file].name}, {"line", e.line + 1}, {"rule", rules[e.rule].id},
                    {"benign", rules[e.rule].benign}, {"text", e.text}});

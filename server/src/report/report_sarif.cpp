@@ -15,7 +15,8 @@ json location(const analysis::Analysis& a, const analysis::Event& e,
   std::size_t begin = e.match_begin, end = e.match_end;
   std::string_view raw;
   bool have_raw = true;
-  if (e.file < texts.size() && e.offset <= texts[e.file].size())
+  // A null text is a file known only from its summary (report/summary.hpp).
+  if (e.file < texts.size() && texts[e.file].data() != nullptr && e.offset <= texts[e.file].size())
     raw = texts[e.file].substr(e.offset, e.length);
   else if (e.text.size() == e.length)
     raw = e.text;  // no escapes stripped, not capped: the raw line
