@@ -10,14 +10,10 @@
 #include "rules/rule_loader.hpp"
 #include "report/mask.hpp"
 #include "report/report.hpp"
+#include "fuzz_catalog.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static struct Loaded {
-    ff::analysis::Catalog catalog;
-  } loaded{[] {
-    std::vector<ff::rules::RuleProblem> problems;
-    return ff::analysis::Catalog::compile(ff::rules::load_rules({}, problems), nullptr);
-  }()};
+  const ff::analysis::Catalog& catalog = ff::fuzz::builtin_catalog();
   std::string_view text(reinterpret_cast<const char*>(data), size);
   std::vector<ff::analysis::LogInput> inputs;
   auto cut = text.find(std::string_view("\x00\x01", 2));
@@ -27,13 +23,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     inputs.push_back({"rank0.log", text.substr(0, cut)});
     inputs.push_back({"rank1.log", text.substr(cut + 2)});
   }
-  auto a = ff::analysis::analyze(loaded.catalog, std::span(inputs));
+  auto a = ff::analysis::analyze(catalog, std::span(inputs));
   // The reports must render whatever the log held (invalid UTF-8 included).
-  auto j = ff::report::to_json(loaded.catalog, a);
+  auto j = ff::report::to_json(catalog, a);
   (void)j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  (void)ff::report::to_text(loaded.catalog, a, {});
+  (void)ff::report::to_text(catalog, a, {});
   if (!a.diagnoses.empty()) {
-    auto s = ff::report::to_sarif(loaded.catalog, a);
+    auto s = ff::report::to_sarif(catalog, a);
     ff::report::Masker m;
     m.add_hosts_from(a);
     m.mask(s);

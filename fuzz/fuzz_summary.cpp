@@ -14,22 +14,18 @@
 #include "report/report.hpp"
 #include "report/summary.hpp"
 #include "rules/rule_loader.hpp"
+#include "fuzz_catalog.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static struct Loaded {
-    ff::analysis::Catalog catalog;
-  } loaded{[] {
-    std::vector<ff::rules::RuleProblem> problems;
-    return ff::analysis::Catalog::compile(ff::rules::load_rules({}, problems), nullptr);
-  }()};
+  const ff::analysis::Catalog& catalog = ff::fuzz::builtin_catalog();
   std::string_view text(reinterpret_cast<const char*>(data), size);
   (void)ff::report::looks_like_summary(text);
-  auto parsed = ff::report::read_summary(loaded.catalog, text);
+  auto parsed = ff::report::read_summary(catalog, text);
   if (std::holds_alternative<ff::report::SummaryError>(parsed)) return 0;
   auto& s = std::get<ff::report::Summary>(parsed);
 
   ff::analysis::ScanState job;
-  job.reset(loaded.catalog);
+  job.reset(catalog);
   std::vector<ff::analysis::FileSummary> files;
   for (int copy = 0; copy < 2; ++copy) {
     ff::analysis::ScanState piece = s.state;
@@ -37,13 +33,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     ff::analysis::append_scan(job, std::move(piece), 0);
     files.insert(files.end(), s.files.begin(), s.files.end());
   }
-  std::string again = ff::report::write_summary(loaded.catalog, files, job, s.machine);
-  if (!std::holds_alternative<ff::report::Summary>(ff::report::read_summary(loaded.catalog, again)))
+  std::string again = ff::report::write_summary(catalog, files, job, s.machine);
+  if (!std::holds_alternative<ff::report::Summary>(ff::report::read_summary(catalog, again)))
     __builtin_trap();  // the writer's output must read back
-  auto a = ff::analysis::diagnose(loaded.catalog, std::move(files), std::move(job));
-  (void)ff::report::to_json(loaded.catalog, a)
+  auto a = ff::analysis::diagnose(catalog, std::move(files), std::move(job));
+  (void)ff::report::to_json(catalog, a)
       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  (void)ff::report::to_text(loaded.catalog, a, {});
-  (void)ff::report::to_sarif(loaded.catalog, a);
+  (void)ff::report::to_text(catalog, a, {});
+  (void)ff::report::to_sarif(catalog, a);
   return 0;
 }

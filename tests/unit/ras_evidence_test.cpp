@@ -13,18 +13,13 @@
 #include "builtin_catalog.hpp"
 #include "cli/evidence_inputs.hpp"
 #include "evidence/ras_lines.hpp"
+#include "test_data.hpp"
 
 using namespace ff;
 
 namespace {
 
-std::string data(const std::string& name) {
-  std::ifstream in(std::string(FF_TEST_DATA) + "/ras/" + name, std::ios::binary);
-  REQUIRE(in);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string data(const std::string& name) { return ff::test::test_data("ras/" + name); }
 
 evidence::RasReport parse_ok(const std::string& text) {
   auto r = evidence::parse_ras(text);

@@ -7,18 +7,13 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include "test_data.hpp"
 
 using namespace ff::evidence;
 
 namespace {
 
-std::string data(const std::string& name) {
-  std::ifstream in(std::string(FF_TEST_DATA) + "/ras/" + name, std::ios::binary);
-  REQUIRE(in);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string data(const std::string& name) { return ff::test::test_data("ras/" + name); }
 
 RasReport parse_ok(const std::string& text) {
   auto r = parse_ras(text);
