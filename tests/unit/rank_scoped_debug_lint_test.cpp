@@ -54,6 +54,11 @@ TEST_CASE("shell: NCCL_DEBUG under a node or rank condition is flagged", "[fix][
        sh + "if [ \"$PMIX_RANK\" = 0 ]; then\n export NCCL_DEBUG=INFO\nelif [ -n \"$X\" ]; then\n "
             "export A=1\nfi\n",
        "job.sh:3: NCCL_DEBUG is set only under a condition on $PMIX_RANK (line 2)"},
+      {"(( )) && one-liner on bare RANK", sh + "(( RANK == 0 )) && export NCCL_DEBUG=INFO\n",
+       "job.sh:2: NCCL_DEBUG is set only under a condition on RANK (line 2)"},
+      {"if (( )) on NODE_RANK",
+       sh + "if (( NODE_RANK == 0 )); then\n  export NCCL_DEBUG=INFO\nfi\n",
+       "job.sh:3: NCCL_DEBUG is set only under a condition on NODE_RANK (line 2)"},
       {"$(hostname) comparison",
        sh + "if [ \"$(hostname)\" == node01 ]; then\n  export NCCL_DEBUG=INFO\nfi\n",
        "job.sh:3: NCCL_DEBUG is set only under a condition on $(hostname) (line 2)"},
@@ -119,6 +124,8 @@ TEST_CASE("shell: healthy NCCL_DEBUG settings are not flagged", "[fix][rank_lint
             "NCCL_DEBUG=WARN\n"},
       {"a rank condition in a heredoc body",
        sh + "cat > run.sh <<'EOF'\nif [ $RANK = 0 ]; then export NCCL_DEBUG=INFO; fi\nEOF\n"},
+      {"a subshell that sets it for everyone", sh + "( export NCCL_DEBUG=WARN; srun python t.py "
+                                                    ")\n[ $RANK = 0 ] && export NCCL_DEBUG=INFO\n"},
       {"a rank condition in a comment",
        sh + "# if [ $RANK = 0 ]; then export NCCL_DEBUG=INFO; fi\n"},
       {"mpirun MPMD with -genv (every section)",

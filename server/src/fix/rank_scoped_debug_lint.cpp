@@ -495,6 +495,10 @@ std::vector<std::string> shell_lint(const LaunchFile& f) {
         ++parens;
         continue;
       }
+      if (t.text == ")" && parens > 0) {  // the end of `(( .. ))` or a subshell
+        --parens;
+        continue;
+      }
       end_command(t.text);
       parens = 0;
       if ((t.text == ";;" || t.text == ";&" || t.text == ";;&") && scopes.top() == Scopes::kCase)
