@@ -389,6 +389,10 @@ void command_sets(const std::vector<Token>& words, std::size_t from, std::size_t
   }
 }
 
+std::string plural(const std::string& list) {
+  return list.find(',') == std::string::npos ? "section " : "sections ";
+}
+
 // mpirun/mpiexec with `:`-separated sections (MPMD): a variable passed with -x / -env in
 // some sections but not others (-genv applies to every section: MPICH, Intel MPI).
 void mpmd_check(Scopes& scopes, const std::vector<Token>& w) {
@@ -424,9 +428,10 @@ void mpmd_check(Scopes& scopes, const std::vector<Token>& w) {
     }
     if (without.empty()) continue;
     scopes.warn(scopes.path() + ":" + std::to_string(line[v]) + ": " + std::string(kVarNames[v]) +
-                " is passed to MPMD section " + with + " of " + std::to_string(sections.size()) +
-                " only (sections " + without +
-                " run without it): " + std::string(why(static_cast<Var>(v))) + "; " +
+                " is passed to MPMD " + plural(with) + with + " of " +
+                std::to_string(sections.size()) + " only (" + plural(without) + without +
+                (without.find(',') == std::string::npos ? " runs" : " run") +
+                " without it): " + std::string(why(static_cast<Var>(v))) + "; " +
                 std::string(kFix) + " (-x in every section, or -genv once)");
   }
 }
