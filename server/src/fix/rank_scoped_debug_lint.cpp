@@ -50,7 +50,7 @@ constexpr std::string_view kFix =
 // A condition on who this process is: a rank, a node index or a host name.
 const RE2& shell_identity() {
   static const RE2 re(
-      R"((\$\{?[A-Za-z0-9_]*(?i:rank|nodeid|procid|hostname|nodename)[A-Za-z0-9_]*\}?|)"
+      R"((\$\{?[A-Za-z0-9_]*(?i:rank|nodeid|procid|localid|hostname|nodename)[A-Za-z0-9_]*\}?|)"
       R"(\b(?:RANK|LOCAL_RANK|NODE_RANK|GROUP_RANK|SLURM_NODEID|SLURM_PROCID|SLURM_LOCALID|)"
       R"(OMPI_COMM_WORLD_RANK|OMPI_COMM_WORLD_LOCAL_RANK|PMIX_RANK|PMI_RANK)\b|)"
       R"((?:\$\(|`)\s*hostname[^)`]{0,20}[)`]?))");
@@ -58,7 +58,7 @@ const RE2& shell_identity() {
 }
 const RE2& python_identity() {
   static const RE2 re(
-      R"(([A-Za-z_][A-Za-z0-9_]*(?i:rank|nodeid|procid|hostname|nodename)[A-Za-z0-9_]*|)"
+      R"(([A-Za-z_][A-Za-z0-9_]*(?i:rank|nodeid|procid|localid|hostname|nodename)[A-Za-z0-9_]*|)"
       R"(\b(?i:rank|hostname)\b|is_main_process|is_local_main_process|is_global_zero|)"
       R"(is_master|is_local_master))");
   return re;
