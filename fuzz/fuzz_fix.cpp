@@ -2,13 +2,16 @@
 // Whatever a launch file holds, each generator must return, with edits that lie inside the
 // text and do not overlap. For text a person could have written (no control bytes but
 // tab, CR and LF), run again on the edited file it must also have nothing left to do, as
-// fix/generators.hpp promises. The first byte picks the generator.
+// fix/generators.hpp promises. The first byte picks the generator. The lint of settings a
+// launch file already has (fix/capture_lint.hpp, its rank-scoped NCCL_DEBUG scan included)
+// reads the same text as a shell script and as a Python entry point: it must return.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include "fix/capture_lint.hpp"
 #include "fix/edit.hpp"
 #include "fix/generators.hpp"
 
@@ -45,6 +48,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   const unsigned which = data[0];
   std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
+  if (which % 2 == 0) {
+    std::string t(text);
+    (void)ff::fix::capture_settings_lint({{"job.sh", t}, {"train.py", t}});
+  }
   ff::fix::GenResult first = generate_fix_edits(which, text);
   for (const auto& e : first.edits)
     if (e.begin > e.end || e.end > text.size()) std::abort();  // an edit outside the file

@@ -117,6 +117,16 @@ out=$(cap --fix-file "$E/lint.sh" "$E/fr_disabled.log")
 check "capture lint: byte-sized buffer" 'grep -q "lint.sh:2: TORCH_NCCL_TRACE_BUFFER_SIZE=2097152 counts Flight Recorder entries, not bytes" <<<"$out"'
 check "capture lint: one debug file for all" 'grep -q "lint.sh:3: NCCL_DEBUG_FILE=/shared/nccl.log has no %h or %p" <<<"$out"'
 check "capture lint: dump in the container /tmp" 'grep -q "lint.sh:4: TORCH_FR_DUMP_TEMP_FILE=/tmp/nccl_trace_rank_ is inside the container" <<<"$out"'
+# NCCL_DEBUG set for some nodes or ranks only: a per-node launch script, a Python entry point.
+out=$(cap --fix-file "$E/node_launch.sh" --fix-file "$E/rank0_entry.py" "$E/fr_disabled.log")
+check "capture lint: NCCL_DEBUG on node 0 only" 'grep -q "^#   warning: .*node_launch.sh:9: NCCL_DEBUG is set only under a condition on \${SLURM_NODEID} (line 8): the ranks without it print nothing NCCL-side" <<<"$out"'
+check "capture lint: NCCL_DEBUG_SUBSYS on node 0 only" 'grep -q "node_launch.sh:10: NCCL_DEBUG_SUBSYS is set only under" <<<"$out"'
+check "capture lint: && export one-liner" 'grep -q "node_launch.sh:12: NCCL_DEBUG_FILE is set only under a condition on \$SLURM_NODEID (line 12)" <<<"$out"'
+check "capture lint: the fix is said" 'grep -q "set it for every rank .*NCCL_DEBUG_FILE=nccl.%h.%p.log" <<<"$out"'
+check "capture lint: unrelated condition quiet" '[ "$(grep -c "node_launch.sh:.* is set only under" <<<"$out")" = 3 ]'
+check "capture lint: python rank 0 only" 'grep -q "rank0_entry.py:11: NCCL_DEBUG is set only under a condition on RANK (line 9)" <<<"$out"'
+out=$(cap "${files[@]}" --fix-file "$E/train_entry.py" "$E/fr_disabled.log")
+check "capture lint: no rank-scoped warning for the other launch files" '! grep -q "is set only under\|MPMD section" <<<"$out"'
 check "capture: the job's NCCL_DEBUG=INFO is kept" 'grep -q "^NCCL_DEBUG=INFO torchrun" "$E/torchrun_cmd.sh" && ! grep -q "NCCL_DEBUG=WARN" "$E/torchrun_cmd.sh"'
 # A hang without the "recorder is off" line still gets the capture fix.
 head -1 "$DATA/fr_disabled.log" > "$E/hang_only.log"

@@ -4,6 +4,8 @@
 
 #include <string_view>
 
+#include "fix/rank_scoped_debug_lint.hpp"
+
 namespace ff::fix {
 
 namespace {
@@ -60,6 +62,7 @@ std::vector<std::string> capture_settings_lint(const std::vector<LaunchFile>& fi
         }
       }
     }
+    for (auto& w : rank_scoped_debug_lint(f)) out.push_back(std::move(w));
   }
   return out;
 }

@@ -16,6 +16,8 @@ namespace ff::fix {
 //  - a dump path (TORCH_FR_DUMP_TEMP_FILE, TORCH_NCCL_DEBUG_INFO_TEMP_FILE) under /tmp in a
 //    file that runs the job in a container: the dumps are gone with the container;
 //  - NCCL_DEBUG_FILE without %h or %p: every process writes the same file.
+//  - NCCL_DEBUG, NCCL_DEBUG_FILE or NCCL_DEBUG_SUBSYS set for some nodes or ranks only
+//    (rank_scoped_debug_lint.hpp).
 std::vector<std::string> capture_settings_lint(const std::vector<LaunchFile>& files);
 
 }  // namespace ff::fix
