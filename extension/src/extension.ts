@@ -36,6 +36,8 @@ class ReportDocuments implements vscode.TextDocumentContentProvider {
 interface DiagnoseTextResult {
   report?: { diagnoses?: { rule?: string; title?: string; category?: string; confidence?: number }[] } & Record<string, unknown>;
   text?: string;
+  /** The heading sent as `title`, masked by the server when maskHostNames is on. */
+  title?: string;
 }
 
 let host: ServerHost | undefined;
@@ -100,14 +102,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
 
   // ---- diagnosing text (selection, terminal output)
-  const runDiagnoseText = (text: string) =>
+  // The heading (a terminal's command line) goes through the server, which masks it with the
+  // report: the extension never shows an unmasked line beside a masked report.
+  const runDiagnoseText = (text: string, title: string) =>
     vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: "firstfault: diagnosing" }, () =>
-      server.execute<DiagnoseTextResult>("firstfault.diagnoseText", [{ text }]),
+      server.execute<DiagnoseTextResult>("firstfault.diagnoseText", [{ text, title }]),
     );
   const presentDiagnosis = async (result: DiagnoseTextResult, name: string, header: string) => {
     const top = result.report?.diagnoses?.[0];
     const plain = result.text ?? JSON.stringify(result.report, null, 2);
-    const md = `# firstfault: ${header}\n\n${top ? `**Root cause:** ${top.title ?? top.rule ?? "?"}${top.category ? ` (\`${top.category}\`)` : ""}\n\n` : "No failure found in the text.\n\n"}\`\`\`text\n${plain.replace(/```/g, "``\u200b`")}\n\`\`\`\n`;
+    const md = `# firstfault: ${result.title ?? header}\n\n${top ? `**Root cause:** ${top.title ?? top.rule ?? "?"}${top.category ? ` (\`${top.category}\`)` : ""}\n\n` : "No failure found in the text.\n\n"}\`\`\`text\n${plain.replace(/```/g, "``\u200b`")}\n\`\`\`\n`;
     await showMarkdown(name, md);
     return top;
   };
@@ -116,7 +120,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       void vscode.window.showInformationMessage("firstfault: nothing to diagnose (the text is empty).");
       return;
     }
-    const top = await presentDiagnosis(await runDiagnoseText(text), name, header);
+    const top = await presentDiagnosis(await runDiagnoseText(text, header), name, header);
     const msg = top ? `firstfault: root cause: ${top.title ?? top.rule}${top.category ? ` [${top.category}]` : ""}` : "firstfault: no failure found in the text";
     void vscode.window.showInformationMessage(msg);
   };
@@ -128,7 +132,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const diagnoseRecord = async (r: CommandRecord) => diagnoseText(commandDiagnosisText(r), `command-${Date.now()}`, recordHeader(r));
   const watcher = new TerminalWatcher(
     server.log,
-    (r) => server.execute<DiagnoseTextResult>("firstfault.diagnoseText", [{ text: commandDiagnosisText(r) }]),
+    (r) => server.execute<DiagnoseTextResult>("firstfault.diagnoseText", [{ text: commandDiagnosisText(r), title: recordHeader(r) }]),
     async (r, a) => void (await presentDiagnosis(a as DiagnoseTextResult, `command-${Date.now()}`, recordHeader(r))),
   );
   context.subscriptions.push(watcher);

@@ -415,7 +415,7 @@ TEST_CASE("lsp server: maskHostNames masks reports in the server", "[lsp]") {
   const std::string log = ss.str();
   const std::string host = "smc-gpu-03";
   REQUIRE(log.find(host) != std::string::npos);
-  std::map<bool, std::vector<std::string>> outputs;  // report, text, JSON report
+  std::map<bool, std::vector<std::string>> outputs;  // report, text, JSON report, title
   for (bool mask : {false, true}) {
     Client c(nullptr, {{"maskHostNames", mask}});
     initialize(c);
@@ -424,12 +424,20 @@ TEST_CASE("lsp server: maskHostNames masks reports in the server", "[lsp]") {
     c.send({request(2, "workspace/executeCommand",
                     {{"command", "firstfault.report"}, {"arguments", {kUri}}}),
             request(3, "workspace/executeCommand",
-                    {{"command", "firstfault.diagnoseText"}, {"arguments", {log}}})});
-    REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 2) && n_replies(r, 3); }));
+                    {{"command", "firstfault.diagnoseText"}, {"arguments", {log}}}),
+            // A terminal's command line as the client's heading comes back masked too.
+            request(4, "workspace/executeCommand",
+                    {{"command", "firstfault.diagnoseText"},
+                     {"arguments", {{{"text", log}, {"title", "`ssh " + host + " ./train.sh`"}}}}})});
+    REQUIRE(c.wait([](const std::vector<json>& r) {
+      return n_replies(r, 2) && n_replies(r, 3) && n_replies(r, 4);
+    }));
     outputs[mask] = {c.replies_to(2)[0]["result"]["markdown"], c.replies_to(3)[0]["result"]["text"],
-                     c.replies_to(3)[0]["result"]["report"].dump()};
+                     c.replies_to(3)[0]["result"]["report"].dump(),
+                     c.replies_to(4)[0]["result"].value("title", "")};
+    CHECK_FALSE(c.replies_to(3)[0]["result"].contains("title"));  // no title given, none back
   }
-  for (std::size_t i = 0; i < 3; ++i) {
+  for (std::size_t i = 0; i < 4; ++i) {
     INFO("output " << i);
     CHECK(outputs[false][i].find(host) != std::string::npos);  // there is something to mask
     CHECK(outputs[true][i].find(host) == std::string::npos);

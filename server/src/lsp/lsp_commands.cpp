@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "lsp/lsp_server.hpp"
@@ -81,24 +82,38 @@ void LspServer::execute_command(SharedReply reply, const json& params) {
   invalid_params("unknown command: " + name);
 }
 
-// {text}: a one-off analysis of the text (a selection, a terminal's output), as the CLI's
-// JSON report and its text.
+// {text, title?}: a one-off analysis of the text (a selection, a terminal's output), as the
+// CLI's JSON report and its text. `title` is the client's heading for it (a terminal's command
+// line): it comes back as `title`, masked with the report when maskHostNames is on, so the
+// client never shows an unmasked line beside a masked report.
 void LspServer::diagnose_text_command(SharedReply reply, const json& arg) {
   std::string text = string_argument("firstfault.diagnoseText", arg, "text");
-  core_->diagnose_text(id_key(reply->id()), std::move(text),
-                       answer<analysis::Analysis>(reply, [this](const analysis::Analysis& a) {
-                         report::TextOptions to;
-                         json report = report::to_json(catalog_, a);
-                         std::string text = report::to_text(catalog_, a, to);
-                         if (mask_host_names_) {  // one Masker: the same pseudonyms in both
-                           report::Masker m;
-                           m.add_hosts_from(a);
-                           m.learn(text);
-                           m.mask(report);
-                           text = m.mask(text);
-                         }
-                         return json{{"report", std::move(report)}, {"text", std::move(text)}};
-                       }));
+  std::optional<std::string> title;
+  if (arg.is_object() && arg.contains("title")) {
+    if (!arg["title"].is_string())
+      invalid_params("firstfault.diagnoseText: title must be a string");
+    title = arg["title"].get<std::string>();
+  }
+  core_->diagnose_text(
+      id_key(reply->id()), std::move(text),
+      answer<analysis::Analysis>(reply, [this, title](const analysis::Analysis& a) {
+        report::TextOptions to;
+        json report = report::to_json(catalog_, a);
+        std::string text = report::to_text(catalog_, a, to);
+        std::optional<std::string> heading = title;
+        if (mask_host_names_) {  // one Masker: the same pseudonyms in all of them
+          report::Masker m;
+          m.add_hosts_from(a);
+          m.learn(text);
+          if (heading) m.learn(*heading);
+          m.mask(report);
+          text = m.mask(text);
+          if (heading) heading = m.mask(*heading);
+        }
+        json out{{"report", std::move(report)}, {"text", std::move(text)}};
+        if (heading) out["title"] = std::move(*heading);
+        return out;
+      }));
 }
 
 // {uri}: the Markdown report of an open (or read) log's analysis.
