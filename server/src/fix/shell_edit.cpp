@@ -129,6 +129,37 @@ std::size_t header_end(std::string_view text) {
 
 }  // namespace
 
+std::string shell_env_word(const EnvVar& v) {
+  if (v.kind == EnvKind::kValue) return v.name + "=" + shell_quote(v.value);
+  // Inside "${NAME:-word}" a backslash also keeps a `}` from closing the expansion (bash,
+  // dash and POSIX sh alike).
+  std::string word;
+  for (char c : v.value) {
+    if (c == '"' || c == '\\' || c == '$' || c == '`' || c == '}') word += '\\';
+    word += c;
+  }
+  return v.name + "=\"${" + v.name + ":-" + word + "}\"";
+}
+
+namespace {
+// The variable a generated block line's word sets: NAME=value, or the kDefault form
+// NAME="${NAME:-value}" read back from the word's raw text.
+EnvVar block_env_var(std::string_view raw, const Word& w) {
+  auto eq = w.value.find('=');
+  EnvVar v{w.value.substr(0, eq), w.value.substr(eq + 1)};
+  std::string head = v.name + "=\"${" + v.name + ":-";
+  if (raw.size() > head.size() + 2 && raw.substr(0, head.size()) == head &&
+      raw.substr(raw.size() - 2) == "}\"") {
+    std::string_view word = raw.substr(head.size(), raw.size() - head.size() - 2);
+    v.value.clear();
+    for (std::size_t i = 0; i < word.size(); ++i)
+      v.value += word[i] == '\\' && i + 1 < word.size() ? word[++i] : word[i];
+    v.kind = EnvKind::kDefault;
+  }
+  return v;
+}
+}  // namespace
+
 FileKind detect_file_kind(std::string_view path, std::string_view text) {
   std::string_view first = text.substr(0, text.find('\n'));
   if (ends_with(path, ".py") ||
@@ -370,8 +401,10 @@ GenResult shell_env_edits(std::string_view text, const EnvList& env) {
   }
   res.found_target = !launches.empty();
   EnvList for_block;
-  for (const auto& [var, value] : env) {
-    std::string pre = var + "=", repl = var + "=" + shell_quote(value);
+  for (const auto& ev : env) {
+    const std::string& var = ev.name;
+    const bool by_default = ev.kind == EnvKind::kDefault;
+    std::string pre = var + "=", repl = shell_env_word(ev);
     bool handled = false;
     // Launchers that need the variable on their own line: mpirun -x, docker run -e.
     for (const auto& [c, ch] : launches) {
@@ -384,20 +417,24 @@ GenResult shell_env_edits(std::string_view text, const EnvList& env) {
           std::string_view prev = c->words[i].value;
           if ((prev == "-x" || prev == "-e" || prev == "--env") &&
               (w.value == var || w.value.substr(0, pre.size()) == pre)) {
-            add_edit(res.edits, text, w.begin, w.end, repl);
+            // A default leaves what the line passes (its ranks' choice) as it is.
+            if (!by_default) add_edit(res.edits, text, w.begin, w.end, repl);
             found = true;
           }
         }
         if (!found) {
           std::size_t at = c->words[st.kind == Launcher::Docker ? st.cmd + 1 : st.cmd].end;
-          res.edits.push_back({at, at, " " + flag + " " + repl});
+          // A default cannot be one -x word (mpirun and docker take it literally): the
+          // block sets it in the launching shell and the bare name forwards that value.
+          res.edits.push_back({at, at, " " + flag + " " + (by_default ? var : repl)});
         }
-        handled = true;
+        handled = !by_default;
         break;
       }
     }
     if (handled) continue;
     for (const auto& c : cmds) {
+      if (by_default) break;  // existing assignments are some ranks' own: kept
       if (in_generated_block(blocks, c.first_line)) continue;
       std::size_t k = standalone_assignment(c, var);
       if (k != std::string::npos) {
@@ -411,7 +448,7 @@ GenResult shell_env_edits(std::string_view text, const EnvList& env) {
           handled = true;
         }
     }
-    if (!handled) for_block.emplace_back(var, value);
+    if (!handled) for_block.push_back(ev);
   }
   BlockRange existing;
   bool have_block = find_block(text, kEnvBlock, existing);
@@ -426,9 +463,11 @@ GenResult shell_env_edits(std::string_view text, const EnvList& env) {
       for (const auto& c : inner) {
         std::size_t i = c.words.size() > 0 && c.words[0].value == "export" ? 1 : 0;
         for (; i < c.words.size(); ++i) {
-          auto eq = c.words[i].value.find('=');
-          if (eq != std::string::npos)
-            vars.emplace_back(c.words[i].value.substr(0, eq), c.words[i].value.substr(eq + 1));
+          const Word& w = c.words[i];
+          if (w.value.find('=') == std::string::npos) continue;
+          // Word offsets are relative to the block's text.
+          std::string_view raw = text.substr(existing.begin + w.begin, w.end - w.begin);
+          vars.push_back(block_env_var(raw, w));
         }
       }
     } else if (!launches.empty()) {
@@ -437,7 +476,7 @@ GenResult shell_env_edits(std::string_view text, const EnvList& env) {
     merge_env(vars, for_block);
     std::string blk = ind + begin_marker(kEnvBlock) + "\n";
     blk += ind + "# Set by firstfault analyze --fix; see the diagnosis for why.\n";
-    for (const auto& [k, v] : vars) blk += ind + "export " + k + "=" + shell_quote(v) + "\n";
+    for (const auto& v : vars) blk += ind + "export " + shell_env_word(v) + "\n";
     blk += ind + end_marker(kEnvBlock) + "\n";
     blk = with_eol(blk, eol);
     if (have_block) {
