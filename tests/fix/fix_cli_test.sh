@@ -145,6 +145,15 @@ check "capture: python defaulted entry parses" 'python3 -c "import ast,sys; ast.
 r01=$(md5sum < "$E/rank0_entry.py")
 cap --apply --fix-file "$E/rank0_entry.py" "$E/fr_disabled.log" >/dev/null
 check "capture: python rank-scoped second --apply changes nothing" '[ "$(md5sum < "$E/rank0_entry.py")" = "$r01" ]'
+# An MPMD mpirun that passes NCCL_DEBUG to its first section only: every other section
+# gets the bare -x (the block's default), every section the literal -x, and then the lint is quiet.
+printf '#!/bin/bash\nmpirun -np 1 -x NCCL_DEBUG=INFO python a.py : -np 7 python b.py\n' > "$E/mpmd.sh"
+cap --apply --fix-file "$E/mpmd.sh" "$E/fr_disabled.log" >/dev/null
+check "capture: MPMD sections forward the default" 'grep -q "^export NCCL_DEBUG=\"\${NCCL_DEBUG:-WARN}\"$" "$E/mpmd.sh" && grep -q -- "-x NCCL_DEBUG=INFO python a.py : -x NCCL_DEBUG -x NCCL_DEBUG_FILE=nccl.%h.%p.log " "$E/mpmd.sh"'
+check "capture: MPMD script parses" 'sh -n "$E/mpmd.sh"'
+mp1=$(md5sum < "$E/mpmd.sh")
+out=$(cap --apply --fix-file "$E/mpmd.sh" "$E/fr_disabled.log")
+check "capture: MPMD second --apply changes nothing, lint quiet" '[ "$(md5sum < "$E/mpmd.sh")" = "$mp1" ] && ! grep -q "MPMD section" <<<"$out"'
 out=$(cap "${files[@]}" --fix-file "$E/train_entry.py" "$E/fr_disabled.log")
 check "capture lint: no rank-scoped warning for the other launch files" '! grep -q "is set only under\|MPMD section" <<<"$out"'
 check "capture: the job's NCCL_DEBUG=INFO is kept" 'grep -q "^NCCL_DEBUG=INFO torchrun" "$E/torchrun_cmd.sh" && ! grep -q "NCCL_DEBUG=WARN" "$E/torchrun_cmd.sh"'

@@ -383,6 +383,12 @@ TEST_CASE("env fixes: a default where unset (EnvKind::kDefault)", "[fix]") {
     CHECK(odd == "X=\"${X:-a\\}b\\\"c\\$d e}\"");
     spit(sb.path("odd.sh"), "unset X\nexport " + odd + "\nprintf '%s' \"$X\"\n");
     CHECK(sb.run("sh odd.sh").out == "a}b\"c$d e");
+    // Written in a block and read back from it: the same value, so no second edit.
+    const EnvList odd_env = {{"X", "a}b\"c$d e", EnvKind::kDefault}};
+    std::string script = "#!/bin/sh\ntorchrun t.py\n";
+    std::string once = apply_all(script, shell_env_edits(script, odd_env).edits);
+    CHECK(once.find("export " + odd + "\n") != std::string::npos);
+    CHECK(shell_env_edits(once, odd_env).edits.empty());
     // The same word keeps a value set before it.
     spit(sb.path("kept.sh"), "X=INFO\nexport " + odd + "\nprintf '%s' \"$X\"\n");
     CHECK(sb.run("sh kept.sh").out == "INFO");
@@ -422,6 +428,18 @@ TEST_CASE("env fixes: a default where unset (EnvKind::kDefault)", "[fix]") {
           std::string::npos);
     spit(sb.path("m.sh"), once);
     CHECK(sb.run("sh -n m.sh").rc == 0);
+  }
+  SECTION("mpirun MPMD: the sections without it get the bare -x, -genv covers all") {
+    const EnvList debug = {{"NCCL_DEBUG", "WARN", EnvKind::kDefault}};
+    std::string orig = "mpirun -np 1 -x NCCL_DEBUG=INFO ./a : -np 3 ./b : -np 4 ./c\n";
+    std::string once = apply_all(orig, shell_env_edits(orig, debug).edits);
+    CHECK(once.substr(once.find("mpirun")) ==
+          "mpirun -np 1 -x NCCL_DEBUG=INFO ./a : -x NCCL_DEBUG -np 3 ./b : -x NCCL_DEBUG -np 4 "
+          "./c\n");
+    CHECK(shell_env_edits(once, debug).edits.empty());
+    std::string genv = "mpiexec -genv NCCL_DEBUG INFO -n 1 ./a : -n 3 ./b\n";
+    std::string g1 = apply_all(genv, shell_env_edits(genv, debug).edits);
+    CHECK(g1.substr(g1.find("mpiexec")) == genv);
   }
   SECTION("python: setdefault, after the branch or before it") {
     std::string orig = slurp(fix_dir() + "/data/rank0_entry.py");

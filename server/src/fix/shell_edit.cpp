@@ -160,6 +160,45 @@ EnvVar block_env_var(std::string_view raw, const Word& w) {
 }
 }  // namespace
 
+namespace {
+// A variable on an mpirun line: passed already (-x / -env / --env, bare or with a value) it
+// takes `word` in place, unless `keep` (a default leaves a section's own choice); every
+// `:`-separated MPMD section that does not pass it gets `-x word` after its start (the
+// rank-scoped lint asks for -x in every section); -genv anywhere covers every section.
+void mpirun_env(std::string_view text, const ShellCommand& c, const Stage& st,
+                const std::string& var, const std::string& word, bool keep,
+                std::vector<TextEdit>& edits) {
+  const auto& w = c.words;
+  const std::string pre = var + "=";
+  std::vector<std::size_t> after = {st.cmd};  // the word each section's -x goes after
+  std::vector<bool> passes = {false};
+  bool global = false;
+  for (std::size_t i = st.cmd + 1; i < w.size(); ++i) {
+    if (w[i].value == ":") {
+      after.push_back(i);
+      passes.push_back(false);
+      continue;
+    }
+    std::string_view prev = w[i - 1].value;
+    if (!(w[i].value == var || w[i].value.substr(0, pre.size()) == pre)) continue;
+    if (prev == "-genv") {
+      global = true;
+    } else if (prev == "-x" || prev == "-e" || prev == "--env") {
+      passes.back() = true;
+      if (!keep) add_edit(edits, text, w[i].begin, w[i].end, word);
+    } else if (prev == "-env") {
+      passes.back() = true;  // MPICH's -env NAME VALUE: left as it is
+    }
+  }
+  if (global) return;
+  for (std::size_t s = 0; s < after.size(); ++s)
+    if (!passes[s]) {
+      std::size_t at = w[after[s]].end;
+      edits.push_back({at, at, " -x " + word});
+    }
+}
+}  // namespace
+
 FileKind detect_file_kind(std::string_view path, std::string_view text) {
   std::string_view first = text.substr(0, text.find('\n'));
   if (ends_with(path, ".py") ||
@@ -410,7 +449,13 @@ GenResult shell_env_edits(std::string_view text, const EnvList& env) {
     for (const auto& [c, ch] : launches) {
       for (const auto& st : ch) {
         if (st.kind != Launcher::Mpirun && st.kind != Launcher::Docker) continue;
-        std::string flag = st.kind == Launcher::Mpirun ? "-x" : "-e";
+        if (st.kind == Launcher::Mpirun) {
+          // A default cannot be one -x word (mpirun takes it literally): the block sets it
+          // in the launching shell and the bare name forwards that value.
+          mpirun_env(text, *c, st, var, by_default ? var : repl, by_default, res.edits);
+          handled = !by_default;
+          break;
+        }
         bool found = false;
         for (std::size_t i = st.cmd + 1; i + 1 < st.program && i + 1 < c->words.size(); ++i) {
           const Word& w = c->words[i + 1];
@@ -423,10 +468,9 @@ GenResult shell_env_edits(std::string_view text, const EnvList& env) {
           }
         }
         if (!found) {
-          std::size_t at = c->words[st.kind == Launcher::Docker ? st.cmd + 1 : st.cmd].end;
-          // A default cannot be one -x word (mpirun and docker take it literally): the
-          // block sets it in the launching shell and the bare name forwards that value.
-          res.edits.push_back({at, at, " " + flag + " " + (by_default ? var : repl)});
+          // docker run: as for mpirun, a default is forwarded by its bare name.
+          std::size_t at = c->words[st.cmd + 1].end;
+          res.edits.push_back({at, at, " -e " + (by_default ? var : repl)});
         }
         handled = !by_default;
         break;
