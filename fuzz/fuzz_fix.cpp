@@ -14,6 +14,7 @@
 #include "fix/capture_lint.hpp"
 #include "fix/edit.hpp"
 #include "fix/generators.hpp"
+#include "fix/rank_scoped_debug_lint.hpp"
 
 namespace {
 
@@ -23,7 +24,9 @@ ff::fix::GenResult generate_fix_edits(unsigned which, std::string_view text) {
   b.ranks = {{0, "=mlx5_0:1", 0}, {1, "=mlx5_1:1", 1}, {2, "", -1}};
   b.node_hca = "=mlx5_0:1,mlx5_1:1";
   b.source = "fuzz";
-  const EnvList env = {{"NCCL_DEBUG", "INFO"}, {"NCCL_SOCKET_IFNAME", "=ib0"}};
+  const EnvList env = {{"NCCL_DEBUG", "INFO"},
+                       {"NCCL_SOCKET_IFNAME", "=ib0"},
+                       {"NCCL_DEBUG_FILE", "n.%h}$\"x", EnvKind::kDefault}};
   switch (which % 7) {
     case 0:
       return shell_binding_edits(text, b, "./firstfault-bind.sh");
@@ -51,6 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (which % 2 == 0) {
     std::string t(text);
     (void)ff::fix::capture_settings_lint({{"job.sh", t}, {"train.py", t}});
+    (void)ff::fix::debug_setting_scope({"job.sh", t}, "NCCL_DEBUG");
   }
   ff::fix::GenResult first = generate_fix_edits(which, text);
   for (const auto& e : first.edits)

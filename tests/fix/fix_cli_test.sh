@@ -125,6 +125,35 @@ check "capture lint: && export one-liner" 'grep -q "node_launch.sh:12: NCCL_DEBU
 check "capture lint: the fix is said" 'grep -q "set it for every rank .*NCCL_DEBUG_FILE=nccl.%h.%p.log" <<<"$out"'
 check "capture lint: unrelated condition quiet" '[ "$(grep -c "node_launch.sh:.* is set only under" <<<"$out")" = 3 ]'
 check "capture lint: python rank 0 only" 'grep -q "rank0_entry.py:11: NCCL_DEBUG is set only under a condition on RANK (line 9)" <<<"$out"'
+# ... and the capture edit repairs it: the other ranks get a default, node 0 keeps INFO.
+out=$(cap --fix-file "$E/node_launch.sh" --fix-file "$E/rank0_entry.py" "$E/fr_disabled.log")
+check "capture: rank-scoped NCCL_DEBUG gets a default" 'grep -q "^+export NCCL_DEBUG=\"\${NCCL_DEBUG:-WARN}\"$" <<<"$out" && grep -q "^#   NCCL_DEBUG is set for some ranks only in node_launch.sh" <<<"$out"'
+check "capture: rank-scoped NCCL_DEBUG_FILE gets a default" 'grep -q "^+export NCCL_DEBUG_FILE=\"\${NCCL_DEBUG_FILE:-nccl.%h.%p.log}\"$" <<<"$out"'
+check "capture: the node-0 branch is not edited" '! grep -q "^[-+] *export NCCL_DEBUG=INFO" <<<"$out"'
+cap --apply --fix-file "$E/node_launch.sh" "$E/fr_disabled.log" >/dev/null
+check "capture: defaulted script parses (sh -n, bash -n)" 'sh -n "$E/node_launch.sh" && bash -n "$E/node_launch.sh"'
+# Source the env part (no scontrol or torchrun here) as node 0 and as node 1.
+sed -e '/^set /d' -e '/^MASTER_ADDR=/d' -e '/^exec /,$d' "$E/node_launch.sh" > "$E/n.sh"
+level() { (cd "$E" && env -u NCCL_DEBUG SLURM_NODEID=$1 bash -c '. ./n.sh; echo "$NCCL_DEBUG"'); }
+check "capture: node 0 keeps INFO, the others get WARN" '[ "$(level 0)" = INFO ] && [ "$(level 1)" = WARN ]'
+nl1=$(md5sum < "$E/node_launch.sh")
+out=$(cap --apply --fix-file "$E/node_launch.sh" "$E/fr_disabled.log")
+check "capture: rank-scoped second --apply changes nothing" '[ "$(md5sum < "$E/node_launch.sh")" = "$nl1" ] && grep -q "no changes to the files" <<<"$out"'
+cap --apply --fix-file "$E/rank0_entry.py" "$E/fr_disabled.log" >/dev/null
+check "capture: python rank 0 only gets setdefault" 'grep -q "^    os.environ.setdefault(\"NCCL_DEBUG\", \"WARN\")$" "$E/rank0_entry.py" && grep -q "^        os.environ\[\"NCCL_DEBUG\"\] = \"INFO\"$" "$E/rank0_entry.py"'
+check "capture: python defaulted entry parses" 'python3 -c "import ast,sys; ast.parse(open(sys.argv[1]).read())" "$E/rank0_entry.py"'
+r01=$(md5sum < "$E/rank0_entry.py")
+cap --apply --fix-file "$E/rank0_entry.py" "$E/fr_disabled.log" >/dev/null
+check "capture: python rank-scoped second --apply changes nothing" '[ "$(md5sum < "$E/rank0_entry.py")" = "$r01" ]'
+# An MPMD mpirun that passes NCCL_DEBUG to its first section only: every other section
+# gets the bare -x (the block's default), every section the literal -x, and then the lint is quiet.
+printf '#!/bin/bash\nmpirun -np 1 -x NCCL_DEBUG=INFO python a.py : -np 7 python b.py\n' > "$E/mpmd.sh"
+cap --apply --fix-file "$E/mpmd.sh" "$E/fr_disabled.log" >/dev/null
+check "capture: MPMD sections forward the default" 'grep -q "^export NCCL_DEBUG=\"\${NCCL_DEBUG:-WARN}\"$" "$E/mpmd.sh" && grep -q -- "-x NCCL_DEBUG=INFO python a.py : -x NCCL_DEBUG -x NCCL_DEBUG_FILE=nccl.%h.%p.log " "$E/mpmd.sh"'
+check "capture: MPMD script parses" 'sh -n "$E/mpmd.sh"'
+mp1=$(md5sum < "$E/mpmd.sh")
+out=$(cap --apply --fix-file "$E/mpmd.sh" "$E/fr_disabled.log")
+check "capture: MPMD second --apply changes nothing, lint quiet" '[ "$(md5sum < "$E/mpmd.sh")" = "$mp1" ] && ! grep -q "MPMD section" <<<"$out"'
 out=$(cap "${files[@]}" --fix-file "$E/train_entry.py" "$E/fr_disabled.log")
 check "capture lint: no rank-scoped warning for the other launch files" '! grep -q "is set only under\|MPMD section" <<<"$out"'
 check "capture: the job's NCCL_DEBUG=INFO is kept" 'grep -q "^NCCL_DEBUG=INFO torchrun" "$E/torchrun_cmd.sh" && ! grep -q "NCCL_DEBUG=WARN" "$E/torchrun_cmd.sh"'

@@ -370,6 +370,155 @@ TEST_CASE("env fixes: launch lines and blocks people write", "[fix]") {
   }
 }
 
+// A variable some ranks already set (NCCL_DEBUG=INFO on rank 0) is given to the others as
+// a default: the writers render it as an expansion or setdefault, never as a literal.
+TEST_CASE("env fixes: a default where unset (EnvKind::kDefault)", "[fix]") {
+  const EnvList env = {{"NCCL_DEBUG", "WARN", EnvKind::kDefault}, {"NCCL_RAS_ENABLE", "1"}};
+  Sandbox sb;
+  SECTION("shell word: the expansion, escaped for double quotes and braces") {
+    CHECK(shell_env_word({"NCCL_DEBUG", "WARN", EnvKind::kDefault}) ==
+          "NCCL_DEBUG=\"${NCCL_DEBUG:-WARN}\"");
+    CHECK(shell_env_word({"NCCL_DEBUG", "WARN"}) == "NCCL_DEBUG=WARN");
+    std::string odd = shell_env_word({"X", "a}b\"c$d e", EnvKind::kDefault});
+    CHECK(odd == "X=\"${X:-a\\}b\\\"c\\$d e}\"");
+    spit(sb.path("odd.sh"), "unset X\nexport " + odd + "\nprintf '%s' \"$X\"\n");
+    CHECK(sb.run("sh odd.sh").out == "a}b\"c$d e");
+    // Written in a block and read back from it: the same value, so no second edit.
+    const EnvList odd_env = {{"X", "a}b\"c$d e", EnvKind::kDefault}};
+    std::string script = "#!/bin/sh\ntorchrun t.py\n";
+    std::string once = apply_all(script, shell_env_edits(script, odd_env).edits);
+    CHECK(once.find("export " + odd + "\n") != std::string::npos);
+    CHECK(shell_env_edits(once, odd_env).edits.empty());
+    // The same word keeps a value set before it.
+    spit(sb.path("kept.sh"), "X=INFO\nexport " + odd + "\nprintf '%s' \"$X\"\n");
+    CHECK(sb.run("sh kept.sh").out == "INFO");
+  }
+  SECTION("shell: the block sets a default, the branch's assignment is untouched") {
+    std::string orig =
+        "#!/bin/bash\nif [ \"$SLURM_NODEID\" = 0 ]; then\n  export NCCL_DEBUG=INFO\nfi\n"
+        "NCCL_DEBUG=TRACE torchrun train.py\n";
+    std::string once = apply_all(orig, shell_env_edits(orig, env).edits);
+    CHECK(once ==
+          "#!/bin/bash\nif [ \"$SLURM_NODEID\" = 0 ]; then\n  export NCCL_DEBUG=INFO\nfi\n"
+          "# >>> firstfault:env >>>\n# Set by firstfault analyze --fix; see the diagnosis for "
+          "why.\nexport NCCL_DEBUG=\"${NCCL_DEBUG:-WARN}\"\nexport NCCL_RAS_ENABLE=1\n"
+          "# <<< firstfault:env <<<\nNCCL_DEBUG=TRACE torchrun train.py\n");
+    CHECK(shell_env_edits(once, env).edits.empty());
+    // Read back from the block as a default: rewriting the block for another variable keeps
+    // the expansion (not a quoted literal '${NCCL_DEBUG:-WARN}').
+    std::string again = apply_all(once, shell_env_edits(once, {{"NCCL_RAS_ENABLE", "0"}}).edits);
+    CHECK(again.find("export NCCL_DEBUG=\"${NCCL_DEBUG:-WARN}\"\nexport NCCL_RAS_ENABLE=0\n") !=
+          std::string::npos);
+    spit(sb.path("d.sh"), once);
+    CHECK(sb.run("sh -n d.sh").rc == 0);
+  }
+  SECTION("mpirun and docker run: the bare name forwards the block's value") {
+    std::string orig =
+        "#!/bin/bash\nmpirun -np 16 python train.py\ndocker run --rm img python t.py\n";
+    std::string once = apply_all(orig, shell_env_edits(orig, env).edits);
+    CHECK(once.find("export NCCL_DEBUG=\"${NCCL_DEBUG:-WARN}\"\n# <<< firstfault:env <<<\n"
+                    "mpirun -x NCCL_DEBUG -x NCCL_RAS_ENABLE=1 -np 16") != std::string::npos);
+    CHECK(once.find("docker run -e NCCL_DEBUG -e NCCL_RAS_ENABLE=1 --rm") != std::string::npos);
+    CHECK(once.find("NCCL_DEBUG=WARN") == std::string::npos);
+    CHECK(shell_env_edits(once, env).edits.empty());
+    // What the line already passes is its ranks' choice.
+    std::string chosen = "#!/bin/bash\nmpirun -x NCCL_DEBUG=INFO -np 2 ./a\n";
+    std::string c1 = apply_all(chosen, shell_env_edits(chosen, env).edits);
+    CHECK(c1.find("mpirun -x NCCL_RAS_ENABLE=1 -x NCCL_DEBUG=INFO -np 2 ./a\n") !=
+          std::string::npos);
+    spit(sb.path("m.sh"), once);
+    CHECK(sb.run("sh -n m.sh").rc == 0);
+  }
+  SECTION("mpirun MPMD: the sections without it get the bare -x, -genv covers all") {
+    const EnvList debug = {{"NCCL_DEBUG", "WARN", EnvKind::kDefault}};
+    std::string orig = "mpirun -np 1 -x NCCL_DEBUG=INFO ./a : -np 3 ./b : -np 4 ./c\n";
+    std::string once = apply_all(orig, shell_env_edits(orig, debug).edits);
+    CHECK(once.substr(once.find("mpirun")) ==
+          "mpirun -np 1 -x NCCL_DEBUG=INFO ./a : -x NCCL_DEBUG -np 3 ./b : -x NCCL_DEBUG -np 4 "
+          "./c\n");
+    CHECK(shell_env_edits(once, debug).edits.empty());
+    std::string genv = "mpiexec -genv NCCL_DEBUG INFO -n 1 ./a : -n 3 ./b\n";
+    std::string g1 = apply_all(genv, shell_env_edits(genv, debug).edits);
+    CHECK(g1.substr(g1.find("mpiexec")) == genv);
+  }
+  SECTION("python: setdefault, after the branch or before it") {
+    std::string orig = slurp(fix_dir() + "/data/rank0_entry.py");
+    std::string once = apply_all(orig, python_env_edits(orig, env).edits);
+    CHECK(once.find("    os.environ.setdefault(\"NCCL_DEBUG\", \"WARN\")\n"
+                    "    os.environ[\"NCCL_RAS_ENABLE\"] = \"1\"\n") != std::string::npos);
+    CHECK(once.find("        os.environ[\"NCCL_DEBUG\"] = \"INFO\"\n") != std::string::npos);
+    CHECK(python_env_edits(once, env).edits.empty());
+    std::string again = apply_all(once, python_env_edits(once, {{"NCCL_RAS_ENABLE", "0"}}).edits);
+    CHECK(again.find("    os.environ.setdefault(\"NCCL_DEBUG\", \"WARN\")\n"
+                     "    os.environ[\"NCCL_RAS_ENABLE\"] = \"0\"\n") != std::string::npos);
+    spit(sb.path("t.py"), once);
+    CHECK(sb.run("/usr/bin/python3 -c 'import ast,sys; ast.parse(open(\"t.py\").read())'").rc == 0);
+  }
+}
+
+TEST_CASE("evidence capture: NCCL_DEBUG set for some ranks only gets a default", "[fix]") {
+  ff::analysis::Rule cap;
+  cap.id = "torch-flight-recorder-disabled";
+  cap.category = "config";
+  cap.fix.env = {{"TORCH_FR_BUFFER_SIZE", "2000"},
+                 {"NCCL_DEBUG", "WARN"},
+                 {"NCCL_DEBUG_FILE", "nccl.%h.%p.log"}};
+  REQUIRE(wants_evidence_capture(cap));
+  auto env_action = [&](const FixRequest& req) {
+    for (auto& a : fixes_for_rule(cap, req))
+      if (a.kind == "env") return a;
+    FAIL("no env action");
+    return FixAction{};
+  };
+  auto text_of = [](const FixAction& a, const std::string& orig) {
+    REQUIRE(a.edit.files.size() == 1);
+    return apply_all(orig, a.edit.files[0].edits);
+  };
+  FixRequest req;
+  SECTION("node 0 only (the fixture): both variables by default, the branch kept") {
+    std::string orig = slurp(fix_dir() + "/data/node_launch.sh");
+    req.files.push_back({"node_launch.sh", orig});
+    FixAction a = env_action(req);
+    std::string once = text_of(a, orig);
+    CHECK(once.find("export NCCL_DEBUG=\"${NCCL_DEBUG:-WARN}\"\n") != std::string::npos);
+    CHECK(once.find("export NCCL_DEBUG_FILE=\"${NCCL_DEBUG_FILE:-nccl.%h.%p.log}\"\n") !=
+          std::string::npos);
+    CHECK(once.find("  export NCCL_DEBUG=INFO\n") != std::string::npos);
+    CHECK(once.find("&& export NCCL_DEBUG_FILE=/shared/logs/nccl.%h.%p.log\n") !=
+          std::string::npos);
+    CHECK(a.title.find("NCCL_DEBUG=WARN (where unset)") != std::string::npos);
+    // Our own block does not count as setting it for every rank: a second run is a no-op.
+    req.files[0].text = once;
+    CHECK(env_action(req).edit.empty());
+  }
+  SECTION("set for every rank: its level is kept, nothing about NCCL_DEBUG written") {
+    std::string orig = "#!/bin/bash\nexport NCCL_DEBUG=INFO\ntorchrun train.py\n";
+    req.files.push_back({"all.sh", orig});
+    FixAction a = env_action(req);
+    std::string once = text_of(a, orig);
+    CHECK(once.find("NCCL_DEBUG=INFO\n") != std::string::npos);
+    CHECK(once.find("NCCL_DEBUG=\"") == std::string::npos);
+    CHECK(once.find("NCCL_DEBUG=WARN") == std::string::npos);
+    // NCCL_DEBUG_FILE unset anywhere: the literal value, as before.
+    CHECK(once.find("export NCCL_DEBUG_FILE=nccl.%h.%p.log\n") != std::string::npos);
+  }
+  SECTION("one file sets it for every rank, another for rank 0: every rank wins") {
+    req.files.push_back({"all.sh", "#!/bin/bash\nNCCL_DEBUG=INFO torchrun train.py\n"});
+    req.files.push_back({"e.py", slurp(fix_dir() + "/data/rank0_entry.py")});
+    FixAction a = env_action(req);
+    bool kept = false;
+    for (const auto& n : a.notes)
+      kept |= n == "NCCL_DEBUG is already set in all.sh; its level is kept";
+    CHECK(kept);
+  }
+  SECTION("not set anywhere: the literal value") {
+    std::string orig = "#!/bin/bash\ntorchrun train.py\n";
+    req.files.push_back({"none.sh", orig});
+    std::string once = text_of(env_action(req), orig);
+    CHECK(once.find("export NCCL_DEBUG=WARN\n") != std::string::npos);
+  }
+}
+
 TEST_CASE("/dev/shm: docker run, compose, Kubernetes", "[fix]") {
   Sandbox sb;
   SECTION("docker run") {

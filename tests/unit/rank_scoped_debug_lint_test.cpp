@@ -255,3 +255,42 @@ TEST_CASE("rank-scoped NCCL_DEBUG lint: hostile input stays fast and bounded", "
   CHECK(lint("big.sh", big).empty());
   CHECK(std::chrono::duration<double>(clock::now() - t0).count() < 10.0);
 }
+
+// The scope the fix engine reads (debug_setting_scope): the same scan as the warnings.
+TEST_CASE("debug_setting_scope: every rank, some ranks, not at all", "[fix][rank_lint]") {
+  using ff::fix::debug_setting_scope;
+  using ff::fix::SettingScope;
+  auto scope = [](const std::string& path, const std::string& text, const char* var) {
+    return debug_setting_scope(LaunchFile{path, text}, var);
+  };
+  const std::string node0 =
+      "#!/bin/bash\nif [ \"$SLURM_NODEID\" = 0 ]; then\n  export NCCL_DEBUG=INFO\nfi\n"
+      "torchrun train.py\n";
+  CHECK(scope("a.sh", node0, "NCCL_DEBUG") == SettingScope::kSomeRanks);
+  CHECK(scope("a.sh", node0, "NCCL_DEBUG_FILE") == SettingScope::kNotSet);
+  // Set where every rank runs it as well: every rank (the lint is quiet about it too).
+  CHECK(scope("a.sh", node0 + "export NCCL_DEBUG=WARN\n", "NCCL_DEBUG") ==
+        SettingScope::kEveryRank);
+  // A condition on something other than who the process is.
+  CHECK(scope("a.sh", "if [ -n \"$DBG\" ]; then export NCCL_DEBUG=INFO; fi\n", "NCCL_DEBUG") ==
+        SettingScope::kEveryRank);
+  CHECK(scope("a.sh", "NCCL_DEBUG=INFO torchrun train.py\n", "NCCL_DEBUG") ==
+        SettingScope::kEveryRank);
+  // An MPMD section without it is some ranks, though the line sets it at the top level.
+  CHECK(scope("m.sh", "mpirun -np 1 -x NCCL_DEBUG=INFO ./a : -np 7 ./b\n", "NCCL_DEBUG") ==
+        SettingScope::kSomeRanks);
+  CHECK(scope("m.sh", "mpiexec -genv NCCL_DEBUG INFO -n 1 ./a : -n 7 ./b\n", "NCCL_DEBUG") ==
+        SettingScope::kEveryRank);
+  CHECK(scope("e.py",
+              "import os\nif int(os.environ['RANK']) == 0:\n"
+              "    os.environ['NCCL_DEBUG'] = 'INFO'\n",
+              "NCCL_DEBUG") == SettingScope::kSomeRanks);
+  CHECK(scope("e.py", "import os\nos.environ.setdefault('NCCL_DEBUG', 'WARN')\n", "NCCL_DEBUG") ==
+        SettingScope::kEveryRank);
+  // Compose and pod specs are every container's environment.
+  CHECK(scope("c.yml", "services:\n  t:\n    environment:\n      - NCCL_DEBUG=INFO\n",
+              "NCCL_DEBUG") == SettingScope::kEveryRank);
+  CHECK(scope("c.yml", "services:\n  t:\n    environment:\n      - NCCL_DEBUG_FILE=x\n",
+              "NCCL_DEBUG") == SettingScope::kNotSet);
+  CHECK(scope("a.sh", node0, "PATH") == SettingScope::kNotSet);
+}

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "fix/capture_lint.hpp"
+#include "fix/rank_scoped_debug_lint.hpp"
 #include "fix/shell_parse.hpp"
 
 namespace ff::fix {
@@ -58,6 +59,16 @@ std::string default_verify_command() {
          ": Using|via NET/IB'";
 }
 
+// The file with the lines of our generated blocks blanked (line numbers kept): what the
+// job itself sets, not what an earlier --fix wrote.
+LaunchFile outside_generated_blocks(const LaunchFile& f) {
+  LaunchFile out = f;
+  for (const auto& b : generated_blocks(f.text))
+    for (std::size_t i = b.begin; i < b.end && i < out.text.size(); ++i)
+      if (out.text[i] != '\n') out.text[i] = ' ';
+  return out;
+}
+
 }  // namespace
 
 bool is_placeholder(std::string_view v) {
@@ -71,8 +82,8 @@ EnvPlan resolve_env(const analysis::Rule& rule, const std::optional<BindingTable
   for (const auto& [k, v] : rule.fix.env) {
     if (k == "NCCL_IB_HCA" && !with_ib_hca) continue;
     std::string value = v;
-    if ((k == "NCCL_SOCKET_IFNAME" || k == "GLOO_SOCKET_IFNAME") && is_placeholder(v) &&
-        binding && !binding->socket_ifname.empty()) {
+    if ((k == "NCCL_SOCKET_IFNAME" || k == "GLOO_SOCKET_IFNAME") && is_placeholder(v) && binding &&
+        !binding->socket_ifname.empty()) {
       value = binding->socket_ifname;
       if (k == "NCCL_SOCKET_IFNAME")
         out.notes.push_back("NCCL_SOCKET_IFNAME from the topology's NIC interfaces: " + value);
@@ -84,7 +95,7 @@ EnvPlan resolve_env(const analysis::Rule& rule, const std::optional<BindingTable
     }
     auto cost = kCosts.find(k);
     if (cost != kCosts.end()) out.warnings.push_back(cost->second);
-    out.set.emplace_back(k, value);
+    out.set.push_back({k, value});
   }
   return out;
 }
@@ -111,7 +122,7 @@ std::string env_script(const analysis::Rule& rule, std::string_view for_what,
   for (const auto& m : plan.missing)
     s += "# " + m.name + " is not set here: its value is not known. Find it and add\n#   export " +
          m.name + "=VALUE\n#   " + one_line(m.how) + "\n";
-  for (const auto& [k, v] : plan.set) s += "export " + k + "=" + shell_quote(v) + "\n";
+  for (const auto& v : plan.set) s += "export " + shell_env_word(v) + "\n";
   if (!rule.verify.command.empty()) s += "# Verify: " + one_line(rule.verify.command) + "\n";
   return s;
 }
@@ -233,30 +244,32 @@ std::vector<FixAction> fixes_for_rule(const analysis::Rule& rule, const FixReque
   EnvList env = plan.set;
   FixAction e;
   // Capturing evidence turns logging on; it never turns down a level the job already chose
-  // (NCCL_DEBUG=INFO holds every WARN line).
-  // Our own blocks do not count: they are rewritten from this list.
-  auto sets_nccl_debug = [](std::string_view text) {
-    std::string outside;
-    std::size_t at = 0;
-    for (const auto& b : generated_blocks(text)) {
-      outside.append(text.substr(at, b.begin - at));
-      at = b.end;
-    }
-    outside.append(text.substr(std::min(at, text.size())));
-    return outside.find("NCCL_DEBUG=") != std::string::npos ||
-           outside.find("\"NCCL_DEBUG\"") != std::string::npos;
-  };
+  // (NCCL_DEBUG=INFO holds every WARN line). Set for every rank: kept as it is. Set for
+  // some ranks only (what rank_scoped_debug_lint warns about): the others get the value
+  // by default, and the ranks that chose one keep it. Our own blocks do not count: they
+  // are rewritten from this list.
   if (wants_evidence_capture(rule))
-    for (const auto& f : req.files)
-      if (sets_nccl_debug(f.text)) {
-        auto it = std::find_if(env.begin(), env.end(),
-                               [](const auto& p) { return p.first == "NCCL_DEBUG"; });
-        if (it != env.end()) {
-          env.erase(it);
-          e.notes.push_back("NCCL_DEBUG is already set in " + f.path + "; its level is kept");
-        }
-        break;
+    for (std::string_view var : {"NCCL_DEBUG", "NCCL_DEBUG_FILE"}) {
+      auto it =
+          std::find_if(env.begin(), env.end(), [&](const EnvVar& v) { return v.name == var; });
+      if (it == env.end()) continue;
+      const LaunchFile* every = nullptr;
+      const LaunchFile* some = nullptr;
+      for (const auto& f : req.files) {
+        SettingScope scope = debug_setting_scope(outside_generated_blocks(f), var);
+        if (scope == SettingScope::kEveryRank && !every) every = &f;
+        if (scope == SettingScope::kSomeRanks && !some) some = &f;
       }
+      if (every && var == "NCCL_DEBUG") {
+        env.erase(it);
+        e.notes.push_back("NCCL_DEBUG is already set in " + every->path + "; its level is kept");
+      } else if (!every && some) {
+        it->kind = EnvKind::kDefault;
+        e.notes.push_back(std::string(var) + " is set for some ranks only in " + some->path +
+                          ": the other ranks get " + it->value +
+                          " where it is unset, and the ranks that set it keep their value");
+      }
+    }
   e.rule = rule.id;
   e.kind = "env";
   e.notes.insert(e.notes.begin(), plan.notes.begin(), plan.notes.end());
@@ -266,7 +279,9 @@ std::vector<FixAction> fixes_for_rule(const analysis::Rule& rule, const FixReque
     for (auto& w : capture_settings_lint(req.files)) e.warnings.push_back(std::move(w));
   if (!env.empty() || !e.notes.empty()) {
     std::string names;
-    for (const auto& [k, v] : env) names += (names.empty() ? "" : ", ") + k + "=" + v;
+    for (const auto& v : env)
+      names += (names.empty() ? "" : ", ") + v.name + "=" + v.value +
+               (v.kind == EnvKind::kDefault ? " (where unset)" : "");
     e.title = env.empty() ? "Set the variables of " + rule.id + " (values needed)" : "Set " + names;
     verify(e, "", "");
     bool shell = false;
@@ -285,7 +300,7 @@ std::vector<FixAction> fixes_for_rule(const analysis::Rule& rule, const FixReque
         }
     if (!env.empty() && e.edit.empty() && req.files.empty()) {
       std::string ex;
-      for (const auto& [k, v] : env) ex += " " + k + "=" + shell_quote(v);
+      for (const auto& v : env) ex += " " + shell_env_word(v);
       e.notes.push_back("no launch file given; set before the launch: export" + ex);
     }
     out.push_back(std::move(e));

@@ -74,24 +74,45 @@ ShellBindResult shell_binding_edits(std::string_view text, const BindingTable& b
 // assignments elsewhere become `pass  # firstfault: ...`.
 GenResult python_binding_edits(std::string_view text, const BindingTable& b);
 
-using EnvList = std::vector<std::pair<std::string, std::string>>;
-// Sets each of `values` in `into`: a variable already there takes the new value in its
-// place, a new one is appended (a generated block keeps its order from run to run).
+// How a generated setting takes effect. kDefault is for a variable the job already sets for
+// some ranks only (NCCL_DEBUG=INFO on rank 0): the others get `value`, a rank's own choice
+// stays, wherever the generated line lands relative to it.
+enum class EnvKind {
+  kValue,    // VAR=value, whatever it was
+  kDefault,  // VAR=value where it is unset or empty: sh "${VAR:-value}", Python setdefault
+};
+struct EnvVar {
+  std::string name;
+  std::string value;
+  EnvKind kind = EnvKind::kValue;
+  bool operator==(const EnvVar&) const = default;
+};
+using EnvList = std::vector<EnvVar>;
+// Sets each of `values` in `into`: a variable already there takes the new value (and kind)
+// in its place, a new one is appended (a generated block keeps its order from run to run).
 inline void merge_env(EnvList& into, const EnvList& values) {
   for (const auto& kv : values) {
     auto it = into.begin();
-    while (it != into.end() && it->first != kv.first) ++it;
+    while (it != into.end() && it->name != kv.name) ++it;
     if (it != into.end())
-      it->second = kv.second;
+      *it = kv;
     else
       into.push_back(kv);
   }
 }
+// One shell word that sets the variable: NAME=value (shell-quoted) or, for kDefault,
+// NAME="${NAME:-value}" (the value escaped for double quotes and the expansion's braces;
+// never through shell_quote, which would make the expansion a literal).
+std::string shell_env_word(const EnvVar& v);
 // Sets variables in a shell launcher: mpirun lines get `-x VAR=value`, docker run lines
 // `-e VAR=value`; otherwise an existing assignment is replaced or an `export` block goes
-// before the launch line.
+// before the launch line. A kDefault variable always goes in the block (export
+// VAR="${VAR:-value}"), existing assignments untouched (they are some ranks' own choice);
+// an mpirun / docker run line that does not pass it yet gets the bare `-x VAR` / `-e VAR`,
+// which forwards the launching shell's value (the block's default, or what it had).
 GenResult shell_env_edits(std::string_view text, const EnvList& env);
-// The same for a Python entry point, before init_process_group(.
+// The same for a Python entry point, before init_process_group(: os.environ["VAR"] = value,
+// or os.environ.setdefault("VAR", value) for kDefault.
 GenResult python_env_edits(std::string_view text, const EnvList& env);
 
 // /dev/shm size: `docker run --shm-size=SIZE` (size like "16g"), compose `shm_size: '16gb'`

@@ -161,21 +161,30 @@ GenResult python_env_edits(std::string_view text, const EnvList& env) {
   EnvList vars;
   BlockRange br;
   if (find_block(text, kEnvBlock, br)) {
-    static const RE2 kv(R"re(os\.environ\["([A-Za-z_][A-Za-z0-9_]*)"\] = "((?:[^"\\]|\\.)*)")re",
-                        latin1_options());
+    // The two forms the block is written in: os.environ["V"] = "x" and
+    // os.environ.setdefault("V", "x") (kDefault).
+    static const RE2 kv(
+        R"re(os\.environ(?:\["([A-Za-z_][A-Za-z0-9_]*)"\] = |\.setdefault\("([A-Za-z_][A-Za-z0-9_]*)", )"((?:[^"\\]|\\.)*)")re",
+        latin1_options());
     re2::StringPiece blk = piece(text.substr(br.begin, br.end - br.begin));
-    std::string name, raw;
-    while (RE2::FindAndConsume(&blk, kv, &name, &raw)) {
+    std::string name, default_name, raw;
+    while (RE2::FindAndConsume(&blk, kv, &name, &default_name, &raw)) {
       std::string v;
       for (std::size_t i = 0; i < raw.size(); ++i)
         v += raw[i] == '\\' && i + 1 < raw.size() ? raw[++i] : raw[i];
-      vars.emplace_back(name, v);
+      if (name.empty())
+        vars.push_back({default_name, v, EnvKind::kDefault});
+      else
+        vars.push_back({name, v});
     }
   }
   merge_env(vars, env);
   return python_block(text, kEnvBlock, [&](const std::string& ind, const std::string&) {
     std::string s = ind + "# Set by firstfault analyze --fix, before NCCL reads them.\n";
-    for (const auto& [k, v] : vars) s += ind + "os.environ[\"" + k + "\"] = " + py_str(v) + "\n";
+    for (const auto& v : vars)
+      s += ind + (v.kind == EnvKind::kDefault
+                      ? "os.environ.setdefault(\"" + v.name + "\", " + py_str(v.value) + ")\n"
+                      : "os.environ[\"" + v.name + "\"] = " + py_str(v.value) + "\n");
     return s;
   });
 }

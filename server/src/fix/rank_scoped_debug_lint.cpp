@@ -175,6 +175,18 @@ class Scopes {
 
   const std::string& path() const { return path_; }
 
+  // Passed to some MPMD sections only (warned about by mpmd_check, not by finish()).
+  void some_sections(Var v) { some_sections_[v] = true; }
+
+  // After finish(): where the variable is set.
+  SettingScope scope(Var v) const {
+    if (everywhere_[v]) return SettingScope::kEveryRank;
+    if (some_sections_[v]) return SettingScope::kSomeRanks;
+    for (const auto& s : scoped_)
+      if (s.var == v) return SettingScope::kSomeRanks;
+    return SettingScope::kNotSet;
+  }
+
  private:
   struct Chain {
     Kind kind = kIf;
@@ -205,6 +217,7 @@ class Scopes {
   std::vector<Chain> stack_;
   std::size_t overflow_ = 0;
   std::array<bool, kVars> everywhere_{};
+  std::array<bool, kVars> some_sections_{};
   std::vector<Scoped> scoped_;
   std::vector<std::string> extra_;
 };
@@ -395,17 +408,19 @@ std::string plural(const std::string& list) {
 
 // mpirun/mpiexec with `:`-separated sections (MPMD): a variable passed with -x / -env in
 // some sections but not others (-genv applies to every section: MPICH, Intel MPI).
-void mpmd_check(Scopes& scopes, const std::vector<Token>& w) {
+// Returns the variables passed to some sections only.
+std::array<bool, kVars> mpmd_check(Scopes& scopes, const std::vector<Token>& w) {
+  std::array<bool, kVars> partial{};
   std::size_t cmd = 0;
   while (cmd < w.size() &&
          (w[cmd].text.find('=') != std::string_view::npos || w[cmd].text == "exec" ||
           w[cmd].text == "time" || w[cmd].text == "nohup" || w[cmd].text == "env"))
     ++cmd;
-  if (cmd >= w.size()) return;
+  if (cmd >= w.size()) return partial;
   std::string_view launcher = basename(w[cmd].text);
   if (launcher != "mpirun" && launcher != "mpiexec" && launcher != "orterun" &&
       launcher != "prterun" && launcher != "mpiexec.hydra")
-    return;
+    return partial;
   std::vector<std::pair<std::size_t, std::size_t>> sections;
   std::size_t b = cmd + 1;
   for (std::size_t i = b; i <= w.size(); ++i)
@@ -413,7 +428,7 @@ void mpmd_check(Scopes& scopes, const std::vector<Token>& w) {
       sections.emplace_back(b, i);
       b = i + 1;
     }
-  if (sections.size() < 2) return;
+  if (sections.size() < 2) return partial;
   bool global[kVars] = {};
   std::vector<std::array<bool, kVars>> set(sections.size());
   std::array<std::size_t, kVars> line{};
@@ -427,6 +442,8 @@ void mpmd_check(Scopes& scopes, const std::vector<Token>& w) {
       list += (list.empty() ? "" : ", ") + std::to_string(s + 1);
     }
     if (without.empty()) continue;
+    scopes.some_sections(static_cast<Var>(v));
+    partial[v] = true;
     scopes.warn(scopes.path() + ":" + std::to_string(line[v]) + ": " + std::string(kVarNames[v]) +
                 " is passed to MPMD " + plural(with) + with + " of " +
                 std::to_string(sections.size()) + " only (" + plural(without) + without +
@@ -434,10 +451,10 @@ void mpmd_check(Scopes& scopes, const std::vector<Token>& w) {
                 " without it): " + std::string(why(static_cast<Var>(v))) + "; " +
                 std::string(kFix) + " (-x in every section, or -genv once)");
   }
+  return partial;
 }
 
-std::vector<std::string> shell_lint(const LaunchFile& f) {
-  Scopes scopes(f.path);
+void shell_scan(const LaunchFile& f, Scopes& scopes) {
   std::vector<Token> toks = shell_tokens(f.text);
   // Per simple command: its words; the state of an if/elif condition or a case header.
   std::vector<Token> words;
@@ -455,9 +472,10 @@ std::vector<std::string> shell_lint(const LaunchFile& f) {
       std::array<std::size_t, kVars> line{};
       if (!test_cmd) {
         command_sets(words, 0, words.size(), set, line);
+        // A variable some MPMD sections run without is not set where this line stands.
+        auto partial = mpmd_check(scopes, words);
         for (std::size_t v = 0; v < kVars; ++v)
-          if (set[v]) scopes.assign(static_cast<Var>(v), line[v]);
-        mpmd_check(scopes, words);
+          if (set[v] && !partial[v]) scopes.assign(static_cast<Var>(v), line[v]);
       } else if (sep == "&&" || sep == "||") {
         // `[ "$RANK" = 0 ] && export ...`: the rest of the list runs on some ranks.
         std::string text;
@@ -582,13 +600,11 @@ std::vector<std::string> shell_lint(const LaunchFile& f) {
     words.push_back(t);
   }
   end_command("\n");
-  return scopes.finish();
 }
 
 // ---- python ---------------------------------------------------------------------------
 
-std::vector<std::string> python_lint(const LaunchFile& f) {
-  Scopes scopes(f.path);
+void python_scan(const LaunchFile& f, Scopes& scopes) {
   struct Block {
     std::size_t indent;
   };
@@ -685,21 +701,49 @@ std::vector<std::string> python_lint(const LaunchFile& f) {
       statement(s, line_no);
     }
   }
-  return scopes.finish();
+}
+
+// Scans the file into `scopes` (finished); false for kinds the lint does not read.
+bool scan(const LaunchFile& file, Scopes& scopes, std::vector<std::string>* warnings) {
+  switch (detect_file_kind(file.path, file.text)) {
+    case FileKind::Python:
+      python_scan(file, scopes);
+      break;
+    case FileKind::Shell:
+    case FileKind::Unknown:
+      shell_scan(file, scopes);
+      break;
+    default:
+      return false;
+  }
+  auto w = scopes.finish();
+  if (warnings) *warnings = std::move(w);
+  return true;
 }
 
 }  // namespace
 
 std::vector<std::string> rank_scoped_debug_lint(const LaunchFile& file) {
-  switch (detect_file_kind(file.path, file.text)) {
-    case FileKind::Python:
-      return python_lint(file);
-    case FileKind::Shell:
-    case FileKind::Unknown:
-      return shell_lint(file);
-    default:
-      return {};
-  }
+  Scopes scopes(file.path);
+  std::vector<std::string> out;
+  scan(file, scopes, &out);
+  return out;
+}
+
+SettingScope debug_setting_scope(const LaunchFile& file, std::string_view var) {
+  int v = var_index(var);
+  if (v < 0) return SettingScope::kNotSet;
+  Scopes scopes(file.path);
+  if (scan(file, scopes, nullptr)) return scopes.scope(static_cast<Var>(v));
+  // A compose file's or pod spec's environment is every container's.
+  FileKind k = detect_file_kind(file.path, file.text);
+  if (k != FileKind::Compose && k != FileKind::Kubernetes) return SettingScope::kNotSet;
+  static const RE2 named(R"(\b(NCCL_DEBUG(?:_FILE|_SUBSYS)?)\b)");
+  re2::StringPiece in(file.text.data(), file.text.size());
+  std::string name;
+  while (RE2::FindAndConsume(&in, named, &name))
+    if (name == var) return SettingScope::kEveryRank;
+  return SettingScope::kNotSet;
 }
 
 }  // namespace ff::fix

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fix/engine.hpp"
@@ -17,5 +18,15 @@ namespace ff::fix {
 // A variable also set where every rank runs it (unconditionally, in every branch of the
 // rank condition including an else / `*)`, or with -genv) is not warned about.
 std::vector<std::string> rank_scoped_debug_lint(const LaunchFile& file);
+
+// Where the file sets one of those variables (NCCL_DEBUG, NCCL_DEBUG_FILE,
+// NCCL_DEBUG_SUBSYS), by the same scan as the lint: for every rank (what the lint does not
+// warn about), for some ranks only (what it warns about: a rank or node branch, some MPMD
+// sections), or not at all. The fix engine uses it to give the other ranks a default
+// without overriding a branch's level. Compose files and pod specs, which the lint does
+// not read, count as setting it for every rank when they name it (their environment is
+// every container's); other variables and file kinds are kNotSet.
+enum class SettingScope { kNotSet, kEveryRank, kSomeRanks };
+SettingScope debug_setting_scope(const LaunchFile& file, std::string_view var);
 
 }  // namespace ff::fix

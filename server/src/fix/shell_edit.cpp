@@ -129,6 +129,76 @@ std::size_t header_end(std::string_view text) {
 
 }  // namespace
 
+std::string shell_env_word(const EnvVar& v) {
+  if (v.kind == EnvKind::kValue) return v.name + "=" + shell_quote(v.value);
+  // Inside "${NAME:-word}" a backslash also keeps a `}` from closing the expansion (bash,
+  // dash and POSIX sh alike).
+  std::string word;
+  for (char c : v.value) {
+    if (c == '"' || c == '\\' || c == '$' || c == '`' || c == '}') word += '\\';
+    word += c;
+  }
+  return v.name + "=\"${" + v.name + ":-" + word + "}\"";
+}
+
+namespace {
+// The variable a generated block line's word sets: NAME=value, or the kDefault form
+// NAME="${NAME:-value}" read back from the word's raw text.
+EnvVar block_env_var(std::string_view raw, const Word& w) {
+  auto eq = w.value.find('=');
+  EnvVar v{w.value.substr(0, eq), w.value.substr(eq + 1)};
+  std::string head = v.name + "=\"${" + v.name + ":-";
+  if (raw.size() > head.size() + 2 && raw.substr(0, head.size()) == head &&
+      raw.substr(raw.size() - 2) == "}\"") {
+    std::string_view word = raw.substr(head.size(), raw.size() - head.size() - 2);
+    v.value.clear();
+    for (std::size_t i = 0; i < word.size(); ++i)
+      v.value += word[i] == '\\' && i + 1 < word.size() ? word[++i] : word[i];
+    v.kind = EnvKind::kDefault;
+  }
+  return v;
+}
+}  // namespace
+
+namespace {
+// A variable on an mpirun line: passed already (-x / -env / --env, bare or with a value) it
+// takes `word` in place, unless `keep` (a default leaves a section's own choice); every
+// `:`-separated MPMD section that does not pass it gets `-x word` after its start (the
+// rank-scoped lint asks for -x in every section); -genv anywhere covers every section.
+void mpirun_env(std::string_view text, const ShellCommand& c, const Stage& st,
+                const std::string& var, const std::string& word, bool keep,
+                std::vector<TextEdit>& edits) {
+  const auto& w = c.words;
+  const std::string pre = var + "=";
+  std::vector<std::size_t> after = {st.cmd};  // the word each section's -x goes after
+  std::vector<bool> passes = {false};
+  bool global = false;
+  for (std::size_t i = st.cmd + 1; i < w.size(); ++i) {
+    if (w[i].value == ":") {
+      after.push_back(i);
+      passes.push_back(false);
+      continue;
+    }
+    std::string_view prev = w[i - 1].value;
+    if (!(w[i].value == var || w[i].value.substr(0, pre.size()) == pre)) continue;
+    if (prev == "-genv") {
+      global = true;
+    } else if (prev == "-x" || prev == "-e" || prev == "--env") {
+      passes.back() = true;
+      if (!keep) add_edit(edits, text, w[i].begin, w[i].end, word);
+    } else if (prev == "-env") {
+      passes.back() = true;  // MPICH's -env NAME VALUE: left as it is
+    }
+  }
+  if (global) return;
+  for (std::size_t s = 0; s < after.size(); ++s)
+    if (!passes[s]) {
+      std::size_t at = w[after[s]].end;
+      edits.push_back({at, at, " -x " + word});
+    }
+}
+}  // namespace
+
 FileKind detect_file_kind(std::string_view path, std::string_view text) {
   std::string_view first = text.substr(0, text.find('\n'));
   if (ends_with(path, ".py") ||
@@ -370,34 +440,45 @@ GenResult shell_env_edits(std::string_view text, const EnvList& env) {
   }
   res.found_target = !launches.empty();
   EnvList for_block;
-  for (const auto& [var, value] : env) {
-    std::string pre = var + "=", repl = var + "=" + shell_quote(value);
+  for (const auto& ev : env) {
+    const std::string& var = ev.name;
+    const bool by_default = ev.kind == EnvKind::kDefault;
+    std::string pre = var + "=", repl = shell_env_word(ev);
     bool handled = false;
     // Launchers that need the variable on their own line: mpirun -x, docker run -e.
     for (const auto& [c, ch] : launches) {
       for (const auto& st : ch) {
         if (st.kind != Launcher::Mpirun && st.kind != Launcher::Docker) continue;
-        std::string flag = st.kind == Launcher::Mpirun ? "-x" : "-e";
+        if (st.kind == Launcher::Mpirun) {
+          // A default cannot be one -x word (mpirun takes it literally): the block sets it
+          // in the launching shell and the bare name forwards that value.
+          mpirun_env(text, *c, st, var, by_default ? var : repl, by_default, res.edits);
+          handled = !by_default;
+          break;
+        }
         bool found = false;
         for (std::size_t i = st.cmd + 1; i + 1 < st.program && i + 1 < c->words.size(); ++i) {
           const Word& w = c->words[i + 1];
           std::string_view prev = c->words[i].value;
           if ((prev == "-x" || prev == "-e" || prev == "--env") &&
               (w.value == var || w.value.substr(0, pre.size()) == pre)) {
-            add_edit(res.edits, text, w.begin, w.end, repl);
+            // A default leaves what the line passes (its ranks' choice) as it is.
+            if (!by_default) add_edit(res.edits, text, w.begin, w.end, repl);
             found = true;
           }
         }
         if (!found) {
-          std::size_t at = c->words[st.kind == Launcher::Docker ? st.cmd + 1 : st.cmd].end;
-          res.edits.push_back({at, at, " " + flag + " " + repl});
+          // docker run: as for mpirun, a default is forwarded by its bare name.
+          std::size_t at = c->words[st.cmd + 1].end;
+          res.edits.push_back({at, at, " -e " + (by_default ? var : repl)});
         }
-        handled = true;
+        handled = !by_default;
         break;
       }
     }
     if (handled) continue;
     for (const auto& c : cmds) {
+      if (by_default) break;  // existing assignments are some ranks' own: kept
       if (in_generated_block(blocks, c.first_line)) continue;
       std::size_t k = standalone_assignment(c, var);
       if (k != std::string::npos) {
@@ -411,7 +492,7 @@ GenResult shell_env_edits(std::string_view text, const EnvList& env) {
           handled = true;
         }
     }
-    if (!handled) for_block.emplace_back(var, value);
+    if (!handled) for_block.push_back(ev);
   }
   BlockRange existing;
   bool have_block = find_block(text, kEnvBlock, existing);
@@ -426,9 +507,11 @@ GenResult shell_env_edits(std::string_view text, const EnvList& env) {
       for (const auto& c : inner) {
         std::size_t i = c.words.size() > 0 && c.words[0].value == "export" ? 1 : 0;
         for (; i < c.words.size(); ++i) {
-          auto eq = c.words[i].value.find('=');
-          if (eq != std::string::npos)
-            vars.emplace_back(c.words[i].value.substr(0, eq), c.words[i].value.substr(eq + 1));
+          const Word& w = c.words[i];
+          if (w.value.find('=') == std::string::npos) continue;
+          // Word offsets are relative to the block's text.
+          std::string_view raw = text.substr(existing.begin + w.begin, w.end - w.begin);
+          vars.push_back(block_env_var(raw, w));
         }
       }
     } else if (!launches.empty()) {
@@ -437,7 +520,7 @@ GenResult shell_env_edits(std::string_view text, const EnvList& env) {
     merge_env(vars, for_block);
     std::string blk = ind + begin_marker(kEnvBlock) + "\n";
     blk += ind + "# Set by firstfault analyze --fix; see the diagnosis for why.\n";
-    for (const auto& [k, v] : vars) blk += ind + "export " + k + "=" + shell_quote(v) + "\n";
+    for (const auto& v : vars) blk += ind + "export " + shell_env_word(v) + "\n";
     blk += ind + end_marker(kEnvBlock) + "\n";
     blk = with_eol(blk, eol);
     if (have_block) {

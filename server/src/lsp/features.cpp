@@ -717,7 +717,7 @@ std::vector<CodeActionItem> FeatureServer::code_actions(const std::string& uri, 
       CodeActionItem a;
       fix::EnvPlan env = fix::resolve_env(*rule, std::nullopt, /*with_ib_hca=*/true);
       std::string vars, missing;
-      for (const auto& [k, v] : env.set) vars += (vars.empty() ? "" : " ") + k + "=" + v;
+      for (const auto& v : env.set) vars += (vars.empty() ? "" : " ") + v.name + "=" + v.value;
       for (const auto& m : env.missing) missing += (missing.empty() ? "" : ", ") + m.name;
       if (vars.empty())
         a.title = "firstfault: write firstfault-fix.sh (find the value of " + missing + ")";
