@@ -296,7 +296,8 @@ TEST_CASE("summary: each file's first and last timestamps, rank and host", "[sum
   // one rank on one host.
   const std::string timed =
       untimed_lines(5) + "\x1b[32m2024-05-01T12:00:01.250Z [rank3]: starting\x1b[0m\r\n" +
-      untimed_lines(200) + "2024-05-01T12:30:00.000Z [rank3]: in the middle\n" + untimed_lines(200) +
+      untimed_lines(200) + "2024-05-01T12:30:00.000Z [rank3]: in the middle\n" +
+      untimed_lines(200) +
       "[rank3]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 "
       "has a total capacity of 79.11 GiB of which 1.20 GiB is free.\n"
       "gpu-node-07:4411:4490 [3] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.7<0>\n"
@@ -309,9 +310,9 @@ TEST_CASE("summary: each file's first and last timestamps, rank and host", "[sum
                                           "2024-05-01 12:00:01,250 INFO hello\n" +
                                           untimed_lines(cli::kSpanLines + 10));
 
-  report::Summary s = summarise_with_spans(
-      {(dir.path / "timed.log").string(), (dir.path / "untimed.log").string(),
-       (dir.path / "middle.log").string()});
+  report::Summary s =
+      summarise_with_spans({(dir.path / "timed.log").string(), (dir.path / "untimed.log").string(),
+                            (dir.path / "middle.log").string()});
   REQUIRE(s.files.size() == 3);
   const auto& t = s.files[0];
   CHECK(t.first_time.kind == analysis::TimeKind::kWallClock);
@@ -340,8 +341,8 @@ TEST_CASE("summary: each file's first and last timestamps, rank and host", "[sum
   // A merge (a summary of summaries, with a log between them) keeps each file's span.
   std::vector<cli::SummaryInput> inputs;
   inputs.push_back({0, s});
-  report::Summary merged_s = summarise_with_spans({(dir.path / "two.log").string()},
-                                                  {{0, std::move(inputs[0].summary)}});
+  report::Summary merged_s =
+      summarise_with_spans({(dir.path / "two.log").string()}, {{0, std::move(inputs[0].summary)}});
   REQUIRE(merged_s.files.size() == 4);
   const auto& m = merged_s.files[0];
   CHECK(m.first_time.kind == t.first_time.kind);

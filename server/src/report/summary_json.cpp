@@ -217,7 +217,8 @@ analysis::LineTime read_time(const json& j, const std::string& path) {
   analysis::LineTime t;
   t.kind = enum_of(kTimeKinds, member(j, "kind", path), at(path, "kind"));
   const json& v = member(j, "time", path);
-  if (!v.is_number() || !std::isfinite(v.get<double>())) fail(at(path, "time"), "expected a number");
+  if (!v.is_number() || !std::isfinite(v.get<double>()))
+    fail(at(path, "time"), "expected a number");
   t.time = v.get<double>();
   return t;
 }
