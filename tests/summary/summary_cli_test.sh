@@ -114,6 +114,23 @@ check "future version: named with its place" grep -q "future.json:/firstfault_su
 sed '0,/"rule":"[^"]*"/s//"rule":"not-a-rule"/' "${sums[0]}" >"$tmp/unknown.json"
 "$ff" analyze "$tmp/unknown.json" >/dev/null 2>"$tmp/err.txt"
 check "unknown rule: named with its place" grep -q 'unknown.json:/events/0/rule: .*"not-a-rule"' "$tmp/err.txt"
+# Each file's first and last timestamps, its one rank and host, kept by a summary of summaries.
+printf '%s\n' "2024-05-01T12:00:01.250Z [rank3]: starting" \
+  "[rank3]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB." \
+  "gpu-node-07:4411:4490 [3] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.7<0>" \
+  "[1118468.873266] nvidia 0000:0a:00.0: event" >"$tmp/timed.log"
+"$ff" analyze --summary "$tmp/timed.log" >"$tmp/timed.json"
+"$ff" analyze --summary "$tmp/timed.json" >"$tmp/timed2.json"
+for s in timed timed2; do
+  check "$s summary: first and last timestamps, rank and host" python3 -c "
+import json, sys
+f = json.load(open(sys.argv[1]))['files'][0]
+assert f['first_time'] == {'kind': 'wall-clock', 'time': 1714564801.25}, f
+assert f['last_time'] == {'kind': 'kernel-uptime', 'time': 1118468.873266}, f
+assert f['rank'] == 3 and f['host'] == 'gpu-node-07', f
+" "$tmp/$s.json"
+done
+
 "$ff" analyze --summary --format json "${nodes[0]}" >/dev/null 2>"$tmp/err.txt"
 check "--summary with --format is a usage error" test $? -eq 2
 check "--summary with --format: says where --format belongs" grep -q "belongs to the analyze that merges" "$tmp/err.txt"

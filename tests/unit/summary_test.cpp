@@ -13,6 +13,7 @@
 
 #include "analysis/scan.hpp"
 #include "builtin_catalog.hpp"
+#include "cli/file_span.hpp"
 #include "cli/input_files.hpp"
 #include "cli/scan_inputs.hpp"
 #include "report/report.hpp"
@@ -259,4 +260,116 @@ TEST_CASE("summary: recognised by content, not mistaken for logs", "[summary]") 
     ++seeds;
   }
   CHECK(seeds >= 2);
+}
+
+namespace {
+
+// `firstfault analyze --summary` over `paths`, read back: the file spans included.
+report::Summary summarise_with_spans(const std::vector<std::string>& paths,
+                                     std::vector<cli::SummaryInput> summaries = {}) {
+  auto inputs = open(paths);
+  cli::ScanOptions so = options();
+  so.file_spans = true;
+  cli::ScannedJob job = cli::scan_job(catalog(), inputs, std::move(summaries), so);
+  std::string text = report::write_summary(catalog(), job.files, job.state, "node-x");
+  auto read = report::read_summary(catalog(), text);
+  if (auto* e = std::get_if<report::SummaryError>(&read)) FAIL(e->place << ": " << e->message);
+  return std::move(std::get<report::Summary>(read));
+}
+
+void write_file(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+std::string untimed_lines(std::size_t n) {
+  std::string s;
+  for (std::size_t i = 0; i < n; ++i) s += "step " + std::to_string(i) + " loss 2.5\n";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("summary: each file's first and last timestamps, rank and host", "[summary]") {
+  TempDir dir;
+  // Untimed lines before the first timestamp and after the last, a timed line in the middle
+  // that neither end reaches, colour codes and a '\r' on the timed lines, and the events of
+  // one rank on one host.
+  const std::string timed =
+      untimed_lines(5) + "\x1b[32m2024-05-01T12:00:01.250Z [rank3]: starting\x1b[0m\r\n" +
+      untimed_lines(200) + "2024-05-01T12:30:00.000Z [rank3]: in the middle\n" +
+      untimed_lines(200) +
+      "[rank3]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 "
+      "has a total capacity of 79.11 GiB of which 1.20 GiB is free.\n"
+      "gpu-node-07:4411:4490 [3] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.7<0>\n"
+      "[1118468.873266] nvidia 0000:0a:00.0: AMD-Vi: Event logged\n" +
+      untimed_lines(3);
+  write_file(dir.path / "timed.log", timed);
+  write_file(dir.path / "untimed.log", untimed_lines(20));
+  // A file whose only timestamp lies past the first kSpanLines lines and before the last.
+  write_file(dir.path / "middle.log", untimed_lines(cli::kSpanLines + 10) +
+                                          "2024-05-01 12:00:01,250 INFO hello\n" +
+                                          untimed_lines(cli::kSpanLines + 10));
+
+  report::Summary s =
+      summarise_with_spans({(dir.path / "timed.log").string(), (dir.path / "untimed.log").string(),
+                            (dir.path / "middle.log").string()});
+  REQUIRE(s.files.size() == 3);
+  const auto& t = s.files[0];
+  CHECK(t.first_time.kind == analysis::TimeKind::kWallClock);
+  CHECK(t.first_time.time == Approx(1714564801.25).margin(1e-3));
+  CHECK(t.last_time.kind == analysis::TimeKind::kKernelUptime);
+  CHECK(t.last_time.time == Approx(1118468.873266).margin(1e-6));
+  REQUIRE(t.rank);
+  CHECK(*t.rank == 3);
+  CHECK(t.host == "gpu-node-07");
+  for (std::size_t i : {1, 2}) {
+    INFO(s.files[i].name);
+    CHECK(s.files[i].first_time.kind == analysis::TimeKind::kNone);
+    CHECK(s.files[i].last_time.kind == analysis::TimeKind::kNone);
+    CHECK(!s.files[i].rank);
+    CHECK(s.files[i].host.empty());
+  }
+
+  // Events of two ranks: no rank named.
+  write_file(dir.path / "two.log",
+             "[rank0]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+             "[rank1]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n");
+  report::Summary two = summarise_with_spans({(dir.path / "two.log").string()});
+  REQUIRE(two.files.size() == 1);
+  CHECK(!two.files[0].rank);
+
+  // A merge (a summary of summaries, with a log between them) keeps each file's span.
+  std::vector<cli::SummaryInput> inputs;
+  inputs.push_back({0, s});
+  report::Summary merged_s =
+      summarise_with_spans({(dir.path / "two.log").string()}, {{0, std::move(inputs[0].summary)}});
+  REQUIRE(merged_s.files.size() == 4);
+  const auto& m = merged_s.files[0];
+  CHECK(m.first_time.kind == t.first_time.kind);
+  CHECK(m.first_time.time == t.first_time.time);
+  CHECK(m.last_time.kind == t.last_time.kind);
+  CHECK(m.last_time.time == t.last_time.time);
+  REQUIRE(m.rank);
+  CHECK(*m.rank == 3);
+  CHECK(m.host == "gpu-node-07");
+  CHECK(merged_s.files[1].first_time.kind == analysis::TimeKind::kNone);
+  CHECK(!merged_s.files[3].rank);  // the log scanned at the merge: its own events
+}
+
+TEST_CASE("summary: a file's time span is refused when malformed", "[summary]") {
+  auto bad = [](const std::string& file) {
+    std::string text = "{\"firstfault_summary\": 1, \"files\": [" + file + "], \"events\": []}";
+    auto read = report::read_summary(catalog(), text);
+    auto* e = std::get_if<report::SummaryError>(&read);
+    REQUIRE(e);
+    return e->place;
+  };
+  CHECK(bad(R"({"path":"a","lines":1,"bytes":1,"first_time":{"kind":"lunar","time":1}})") ==
+        "/files/0/first_time/kind");
+  CHECK(bad(R"({"path":"a","lines":1,"bytes":1,"last_time":{"kind":"wall-clock"}})") ==
+        "/files/0/last_time");
+  CHECK(bad(R"({"path":"a","lines":1,"bytes":1,"last_time":{"kind":"wall-clock","time":"x"}})") ==
+        "/files/0/last_time/time");
+  CHECK(bad(R"({"path":"a","lines":1,"bytes":1,"rank":"3"})") == "/files/0/rank");
+  CHECK(bad(R"({"path":"a","lines":1,"bytes":1,"host":4})") == "/files/0/host");
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,10 +35,25 @@ struct Event {
 
 inline constexpr std::size_t kMaxEventText = 4096;
 
+// A timestamp as a line's prefix states it (parse_line_source): its kind says what it can be
+// compared with (wall-clock times across hosts, kernel uptimes only within one host).
+struct LineTime {
+  TimeKind kind = TimeKind::kNone;
+  double time = 0;
+};
+
 struct FileSummary {
   std::string name;
   std::size_t lines = 0;
   std::size_t bytes = 0;
+  // Filled only for summaries (docs/JSON.md), at the CLI's edge (cli/file_span): the time of
+  // the first and of the last timestamped line among the file's first and last few dozen
+  // lines (kind kNone when none has one), and the rank and host when the file's events
+  // name exactly one of each.
+  LineTime first_time;
+  LineTime last_time;
+  std::optional<int> rank;
+  std::string host;
 };
 
 }  // namespace ff::analysis

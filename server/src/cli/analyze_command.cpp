@@ -190,6 +190,7 @@ int run_analyze(const std::vector<std::string>& args) {
     std::cerr << "firstfault analyze: unknown --scan-strategy '" << strategy << "'\n";
     return kExitUsage;
   }
+  so.file_spans = vm.count("summary") > 0;
   ScannedJob job = scan_job(loaded.catalog, inputs, std::move(summaries), so);
   if (vm.count("summary")) {
     if (!ras.empty())

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "cli/file_span.hpp"
+
 namespace ff::cli {
 
 ScannedJob scan_job(const analysis::Catalog& catalog, const std::vector<InputFile>& inputs,
@@ -30,7 +32,10 @@ ScannedJob scan_job(const analysis::Catalog& catalog, const std::vector<InputFil
       job.files.push_back(
           {inputs[next_log + k].name(), lines[k], inputs[next_log + k].text().size()});
       job.texts.push_back(inputs[next_log + k].text());
+      if (options.file_spans) find_time_span(inputs[next_log + k].text(), job.files.back());
     }
+    if (options.file_spans)
+      find_sole_sources(job.state, job.files, job.files.size() - sources.size(), job.files.size());
     next_log = until;
   };
   for (auto& s : summaries) {

@@ -18,6 +18,9 @@ namespace ff::cli {
 struct ScanOptions {
   parallel::ScanOptions pieces;  // threads, and the most bytes of a unit of work
   analysis::ScanStrategy strategy = analysis::ScanStrategy::kAuto;
+  // Each scanned file's time span and sole rank and host (cli/file_span.hpp), which only a
+  // summary writes: bounded work per file, skipped otherwise.
+  bool file_spans = false;
 };
 
 // A summary among the inputs: it comes after the first `logs_before` logs.

@@ -212,6 +212,17 @@ analysis::LineSource read_source(const json& j, const std::string& path) {
   return s;
 }
 
+analysis::LineTime read_time(const json& j, const std::string& path) {
+  as_object(j, path);
+  analysis::LineTime t;
+  t.kind = enum_of(kTimeKinds, member(j, "kind", path), at(path, "kind"));
+  const json& v = member(j, "time", path);
+  if (!v.is_number() || !std::isfinite(v.get<double>()))
+    fail(at(path, "time"), "expected a number");
+  t.time = v.get<double>();
+  return t;
+}
+
 analysis::Event read_event(const analysis::Catalog& catalog, std::size_t files, const json& j,
                            const std::string& path) {
   as_object(j, path);
@@ -270,6 +281,12 @@ Summary read(const analysis::Catalog& catalog, const json& doc) {
     f.name = as_string(member(files[i], "path", p), at(p, "path"));
     f.lines = as_size(member(files[i], "lines", p), at(p, "lines"));
     f.bytes = as_size(member(files[i], "bytes", p), at(p, "bytes"));
+    if (auto* v = optional_member(files[i], "first_time"))
+      f.first_time = read_time(*v, at(p, "first_time"));
+    if (auto* v = optional_member(files[i], "last_time"))
+      f.last_time = read_time(*v, at(p, "last_time"));
+    if (auto* v = optional_member(files[i], "rank")) f.rank = as_int(*v, at(p, "rank"));
+    if (auto* v = optional_member(files[i], "host")) f.host = as_string(*v, at(p, "host"));
     s.state.lines += f.lines;
     s.state.bytes += f.bytes;
     s.files.push_back(std::move(f));
@@ -358,8 +375,16 @@ std::string write_summary(const analysis::Catalog& catalog,
   doc["generator"] = std::string("firstfault ") + FF_VERSION;
   doc["machine"] = machine;
   ojson fj = ojson::array();
-  for (const auto& f : files)
-    fj.push_back(ojson{{"path", f.name}, {"lines", f.lines}, {"bytes", f.bytes}});
+  for (const auto& f : files) {
+    ojson j{{"path", f.name}, {"lines", f.lines}, {"bytes", f.bytes}};
+    if (const char* n = name_of(kTimeKinds, f.first_time.kind))
+      j["first_time"] = ojson{{"kind", n}, {"time", f.first_time.time}};
+    if (const char* n = name_of(kTimeKinds, f.last_time.kind))
+      j["last_time"] = ojson{{"kind", n}, {"time", f.last_time.time}};
+    if (f.rank) j["rank"] = *f.rank;
+    if (!f.host.empty()) j["host"] = f.host;
+    fj.push_back(std::move(j));
+  }
   doc["files"] = std::move(fj);
   ojson hits = ojson::object();
   for (std::size_t r = 0; r < state.rule_hits.size() && r < rules.size(); ++r)
