@@ -281,17 +281,23 @@ def main():
             lo, hi = min(sizes), max(sizes)
             t_lo, t_hi = mbs[lo] / rates[lo], mbs[hi] / rates[hi]
             rep.note("linear %s: MB/s at %d MB vs %d MB, whole runs" % (label, hi, lo),
-                     "%.2f" % (rates[hi] / rates[lo]),
-                     "fixed cost %.1f ms included; start-up alone %.1f ms" % (t_ref * 1000, t_start * 1000))
-            # The restated target: the scan's own rate, net of the fixed cost of a real run
-            # (the REF_MB reference log of the same kind, above).
-            net_lo = (mbs[lo] - mb_ref) / max(t_lo - t_ref, 1e-6)
-            net_hi = (mbs[hi] - mb_ref) / max(t_hi - t_ref, 1e-6)
+                     "%.2f" % (rates[hi] / rates[lo]), "start-up %.1f ms included" % (t_start * 1000))
+            # The restated target (issue 20): the scan's own rate, each run's time less the
+            # fixed cost of a run as the issue defines it, the 10-line run.
+            net_lo = mbs[lo] / max(t_lo - t_start, 1e-6)
+            net_hi = mbs[hi] / max(t_hi - t_start, 1e-6)
             ratio = net_hi / net_lo
-            rep.add("linear %s: scan MB/s at %d vs %d MB, net of a %g MB run (%.1f ms)" % (
-                        label, hi, lo, REF_MB, t_ref * 1000),
+            rep.add("linear %s: scan MB/s at %d vs %d MB, net of the 10-line run" % (label, hi, lo),
                     "%.2f (%.0f vs %.0f)" % (ratio, net_hi, net_lo), "0.70 .. 1.30",
                     0.7 <= ratio <= 1.3)
+            # Beside it, for the reader: net of a real run's fixed cost, the REF_MB reference
+            # log of the same kind (lazily compiled regexes, warm-up, the failure's report:
+            # costs every real log pays and a 10-line file does not). Not the target's measure.
+            ref_lo = (mbs[lo] - mb_ref) / max(t_lo - t_ref, 1e-6)
+            ref_hi = (mbs[hi] - mb_ref) / max(t_hi - t_ref, 1e-6)
+            rep.note("linear %s: scan MB/s at %d vs %d MB, net of a %g MB run" % (label, hi, lo, REF_MB),
+                     "%.2f (%.0f vs %.0f)" % (ref_hi / ref_lo, ref_hi, ref_lo),
+                     "the %g MB run takes %.1f ms; information, not the target" % (REF_MB, t_ref * 1000))
 
     if args.only in (None, "cli"):
         cli_scaling(ff, args, rep)
