@@ -879,10 +879,12 @@ TEST_CASE("lsp server: logs in two folders are two jobs, each with its own root 
   CHECK(ra["data"]["rank"] == 2);
   CHECK(rb["data"]["category"] == "config");
   // No diagnostic of either log points into the other one.
-  for (const auto& [uri, other] : {std::pair{a, b}, std::pair{b, a}})
-    for (const auto& d : latest_publication(c, uri)["diagnostics"])
+  for (const auto& [uri, other] : {std::pair{a, b}, std::pair{b, a}}) {
+    const json publication = latest_publication(c, uri);  // alive for the loop below
+    for (const auto& d : publication["diagnostics"])
       for (const auto& rel : d.value("relatedInformation", json::array()))
         CHECK(rel["location"]["uri"] != other);
+  }
   // The second job left the first one alone: it was not analysed or published again.
   std::lock_guard<std::mutex> lock(c.mu);
   CHECK(n_method(c.received, "textDocument/publishDiagnostics", a) == 1);
