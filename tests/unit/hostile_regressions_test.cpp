@@ -32,6 +32,9 @@
 #define LLVMFuzzerTestOneInput ff_fuzz_summary
 #include "../../fuzz/fuzz_summary.cpp"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput ff_fuzz_ras
+#include "../../fuzz/fuzz_ras.cpp"
+#undef LLVMFuzzerTestOneInput
 
 namespace {
 
@@ -63,6 +66,8 @@ TEST_CASE("hostile: fuzz regressions replay without a crash", "[hostile]") {
   // A server destroyed while its analysis ran posted the result through a null scheduler.
   CHECK(replay("lsp_server", ff_fuzz_lsp_server) >= 1);
   replay("summary", ff_fuzz_summary);
+  // A RAS JSON pid of 1.5e39 was converted to long long (undefined; UBSan).
+  CHECK(replay("ras", ff_fuzz_ras) >= 1);
   // The summary seeds run through the whole target: read, merged twice, written and read
   // again (a summary the writer wrote that the reader refuses traps).
   {

@@ -418,7 +418,13 @@ std::string json_str(const json& o, const char* key) {
 long long json_int(const json& o, const char* key, long long fallback) {
   auto it = o.find(key);
   if (it == o.end() || !it->is_number()) return fallback;
-  if (it->is_number_float()) return static_cast<long long>(it->get<double>());
+  if (it->is_number_float()) {
+    // A float outside long long's range (or NaN) has no integer value: converting it is
+    // undefined, so it counts as absent.
+    double d = it->get<double>();
+    if (!(d > -9.2e18 && d < 9.2e18)) return fallback;
+    return static_cast<long long>(d);
+  }
   return it->get<long long>();
 }
 
