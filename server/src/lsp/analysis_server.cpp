@@ -498,7 +498,7 @@ void AnalysisServer::start_analysis() {
     analyzer_.retain(live);  // the scans of closed logs
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       auto t0 = std::chrono::steady_clock::now();
-      auto run = std::make_shared<AnalysisRun>(analyzer_.run_job_lending(std::move(jobs[i]), opts));
+      auto run = std::make_shared<AnalysisRun>(analyzer_.run_lending(std::move(jobs[i]), opts));
       auto ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       spdlog::info(

@@ -189,17 +189,12 @@ double ms_since(std::chrono::steady_clock::time_point& t) {
 }  // namespace
 
 AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOptions& options) {
-  return run(std::move(docs), options, false, true);
+  return run(std::move(docs), options, false);
 }
 
 AnalysisRun Analyzer::run_lending(std::vector<DocumentSnapshot> docs,
                                   const AnalyzerOptions& options) {
-  return run(std::move(docs), options, true, true);
-}
-
-AnalysisRun Analyzer::run_job_lending(std::vector<DocumentSnapshot> docs,
-                                      const AnalyzerOptions& options) {
-  return run(std::move(docs), options, true, false);
+  return run(std::move(docs), options, true);
 }
 
 void Analyzer::retain(const std::set<std::string>& uris) {
@@ -218,7 +213,7 @@ void Analyzer::settle(const AnalysisRun& run) {
 }
 
 AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOptions& options,
-                          bool lend, bool prune) {
+                          bool lend) {
   AnalysisRun out;
   auto clock = std::chrono::steady_clock::now();
   analysis::ScanState merged;
@@ -242,7 +237,7 @@ AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOpti
     files.push_back({uri_to_path(docs[i].uri), c.state.lines, docs[i].text.size()});
     out.merge_ms += ms_since(clock);
   }
-  if (prune) retain(live);
+  if (!lend) retain(live);  // a lending run is one job: the others' scans stay
   out.checks_seen = merged.checks_seen;
   out.merge_ms += ms_since(clock);
   out.analysis = analysis::diagnose(catalog_, std::move(files), std::move(merged));

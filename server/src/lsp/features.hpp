@@ -121,17 +121,16 @@ class Analyzer {
   explicit Analyzer(const analysis::Catalog& catalog, RangeScan scan = {})
       : catalog_(catalog), scan_(std::move(scan)) {}
   AnalysisRun run(std::vector<DocumentSnapshot> docs, const AnalyzerOptions& options);
-  // Like run(), except that a single document's events are moved into the result instead
-  // of copied (copying 6,000 events was a third of the time to re-diagnose a 1 MB append).
-  // settle(result) gives them back, on this thread before the next run; the server calls it
-  // once the result is on its way to the client. A document whose events were not given
-  // back is scanned again in full by the next run.
+  // One job among several (AnalysisServer runs each job that changed). Like run(), except
+  // that a single document's events are moved into the result instead of copied (copying
+  // 6,000 events was a third of the time to re-diagnose a 1 MB append), and that the scans
+  // of documents outside `docs` are kept (other jobs' documents; retain() prunes closed
+  // ones). settle(result) gives the events back, on this thread before the next run; the
+  // server calls it once the result is on its way to the client. A document whose events
+  // were not given back is scanned again in full by the next run.
   AnalysisRun run_lending(std::vector<DocumentSnapshot> docs, const AnalyzerOptions& options);
   void settle(const AnalysisRun& run);
   void forget(const std::string& uri) { cache_.erase(uri); }
-  // One job among several (AnalysisServer runs each job that changed): run_lending() that
-  // keeps the scans of documents outside `docs`, which retain() prunes instead.
-  AnalysisRun run_job_lending(std::vector<DocumentSnapshot> docs, const AnalyzerOptions& options);
   void retain(const std::set<std::string>& uris);
 
  private:
@@ -151,8 +150,7 @@ class Analyzer {
     Checkpoint tail;
     bool lent = false;  // state.events are in a run's result, until settle()
   };
-  AnalysisRun run(std::vector<DocumentSnapshot> docs, const AnalyzerOptions& options, bool lend,
-                  bool prune);
+  AnalysisRun run(std::vector<DocumentSnapshot> docs, const AnalyzerOptions& options, bool lend);
   std::size_t update(Cached& c, const Text& text);
   const analysis::Catalog& catalog_;
   RangeScan scan_;
