@@ -136,7 +136,7 @@ bool open_one(const std::string& path, std::vector<InputFile>& out, InputError& 
     namespace fs = std::filesystem;
     std::vector<std::string> files;
     std::string why;
-    if (!list_directory_inputs(path, DirectoryInputs::kLogsAndEvidence, files, why)) {
+    if (!list_directory_inputs(path, files, why)) {
       error = {path, why};
       return false;
     }
@@ -205,8 +205,8 @@ bool open_one(const std::string& path, std::vector<InputFile>& out, InputError& 
 
 }  // namespace
 
-bool list_directory_inputs(const std::string& dir, DirectoryInputs which,
-                           std::vector<std::string>& out, std::string& error) {
+bool list_directory_inputs(const std::string& dir, std::vector<std::string>& out,
+                           std::string& error) {
   namespace fs = std::filesystem;
   out.clear();
   std::error_code ec;
@@ -214,8 +214,7 @@ bool list_directory_inputs(const std::string& dir, DirectoryInputs which,
     std::error_code ec2;
     if (!it->is_regular_file(ec2)) continue;
     std::string name = it->path().filename().string();
-    if (looks_like_log(name) || (which == DirectoryInputs::kLogsAndEvidence &&
-                                 is_evidence_file(name, it->path().string())))
+    if (looks_like_log(name) || is_evidence_file(name, it->path().string()))
       out.push_back(it->path().string());
   }
   if (ec) {

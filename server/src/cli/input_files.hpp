@@ -50,12 +50,12 @@ struct InputError {
 // Opens every argument. Returns false and fills `error` at the first unusable one.
 bool open_inputs(const std::vector<std::string>& args, std::vector<InputFile>& out, InputError& error);
 
-// The inputs a directory holds, sorted by name: the files with log names and, with
-// kLogsAndEvidence, the files whose first bytes are evidence (a Flight Recorder dump; for
-// *.json, ncclras output). Not recursive. False and `error` when it cannot be listed.
-enum class DirectoryInputs { kLogs, kLogsAndEvidence };
-bool list_directory_inputs(const std::string& dir, DirectoryInputs which,
-                           std::vector<std::string>& out, std::string& error);
+// The inputs a directory holds, sorted by name: the files with log names and the files whose
+// first bytes are evidence (a Flight Recorder dump; for *.json, ncclras output or a summary).
+// Not recursive. False and `error` when it cannot be listed. `analyze DIR` and the language
+// server's Diagnose Folder both list a folder this way.
+bool list_directory_inputs(const std::string& dir, std::vector<std::string>& out,
+                           std::string& error);
 
 // True for names that look like logs: *.log, *.out, *.err, *.txt, slurm-*.out, and names
 // without extension inside a directory given on the command line.

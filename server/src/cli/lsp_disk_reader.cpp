@@ -63,7 +63,7 @@ class MappedDiskReader : public lsp::DiskFileReader {
     if (!std::filesystem::is_directory(path, ec)) throw std::runtime_error(path + ": not a folder");
     std::vector<std::string> out;
     std::string why;
-    if (!list_directory_inputs(path, DirectoryInputs::kLogsAndEvidence, out, why))
+    if (!list_directory_inputs(path, out, why))
       throw std::runtime_error(path + ": cannot list: " + why);
     return out;
   }
