@@ -4,6 +4,9 @@
 
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <re2/re2.h>
 #include <random>
 #include <set>
 
@@ -63,6 +66,122 @@ TEST_CASE("Vectorscan is given the part after a pattern's last gap when it start
   REQUIRE(session.scan("ok\nNCCL x failed: unhandled cuda error\nunhandled cuda errors\n",
                        [&](unsigned, std::size_t end) { ends.push_back(end); }));
   CHECK(ends == std::vector<std::size_t>{38, 59});
+}
+
+TEST_CASE("Vectorscan is given a pattern without the start that places it but tells nothing",
+          "[prefilter]") {
+  // A bulk tag and the optional parts after it; a line-start group and optional atoms.
+  CHECK(prefilter_factor("NCCL INFO (?:(?P<f>\\S+\\.(?:cc|cu)):\\d+ )?-> (?P<code>3)(?: x)?\\s*$") ==
+        "-> (?P<code>3)(?: x)?\\s*$");
+  CHECK(prefilter_factor("(?:^|[\\]:>]\\s?)\\[?(?P<severity>[EF])\\d{4} \\d{2}:") ==
+        "(?P<severity>[EF])\\d{4} \\d{2}:");
+  CHECK(prefilter_factor("^\\s*GPU\\d+\\s+X") == "GPU\\d+\\s+X");
+  CHECK(prefilter_factor("^Segmentation fault$") == "Segmentation fault$");
+  // Left whole: a top-level alternative, a start group the match needs, nothing left.
+  CHECK(prefilter_factor("NCCL INFO a|b") == "NCCL INFO a|b");
+  CHECK(prefilter_factor("(?:^|x)y") == "y");
+  CHECK(prefilter_factor("(?:a|b)y") == "(?:a|b)y");
+  CHECK(prefilter_factor("NCCL INFO (?:x)?") == "NCCL INFO (?:x)?");
+  CHECK(prefilter_factor("^(?:x)*") == "^(?:x)*");
+}
+
+TEST_CASE("a pattern's gate: strings every line it matches holds", "[prefilter]") {
+  // The longest strings that still make a gate, lowercase (matched caselessly).
+  CHECK(prefilter_gate("NET/IB : \\S+:\\d+ Got async error event: (?P<e>.+)") ==
+        std::vector<std::string>{" got async error event: "});
+  // An alternative needs a string of each branch.
+  CHECK(prefilter_gate("Segmentation fault|Traceback|CUDA error") ==
+        std::vector<std::string>{"cuda error", "segmentation fault", "traceback"});
+  // No gate: strings too short to be rare ("-> 3" is on every channel line), a string inside
+  // the tag a verbose producer puts on every line, a pattern told apart by where the line
+  // ends, no string at all, not RE2.
+  CHECK(prefilter_gate("\\d+ ?-> (?P<code>3)").empty());
+  CHECK(prefilter_gate("NCCL INFO (?:\\S+:\\d+ )?-> 3").empty());
+  CHECK(prefilter_gate("via NET/(?P<net>IB|IBext\\w*)/(?P<nic>\\d+)\\s*$").empty());
+  CHECK(prefilter_gate("[EF]\\d{4} \\d{2}:\\d{2}").empty());
+  CHECK(prefilter_gate("x(?=y)").empty());
+  // A string holding the tag and more is a fine gate.
+  CHECK(prefilter_gate("NCCL INFO Using network Socket") ==
+        std::vector<std::string>{"nccl info using network socket"});
+
+  // The plan: gate strings as caseless literals, the rest as regexes, each naming its patterns.
+  std::vector<std::string> pats = {"Got async error event", "got ASYNC error event: (?P<x>\\d+)",
+                                   "[EF]\\d{4} \\d{2}:"};
+  PrefilterPlan plan = plan_prefilter(pats);
+  REQUIRE(plan.expressions.size() == 3);
+  REQUIRE(plan.offsets.size() == 4);
+  std::set<std::pair<bool, std::vector<std::uint32_t>>> seen;
+  for (std::size_t i = 0; i < 3; ++i)
+    seen.insert({plan.expressions[i].literal,
+                 std::vector<std::uint32_t>(plan.targets.begin() + plan.offsets[i],
+                                            plan.targets.begin() + plan.offsets[i + 1])});
+  CHECK(seen == std::set<std::pair<bool, std::vector<std::uint32_t>>>{
+                    {true, {0}}, {true, {1}}, {false, {2}}});
+  auto pf = Prefilter::build(pats, nullptr);
+  REQUIRE(pf);
+  Prefilter::Session session(*pf);
+  std::vector<int> found;
+  REQUIRE(session.candidates("NET/IB : mlx5_0:1 GOT ASYNC ERROR EVENT: 7", found));
+  std::sort(found.begin(), found.end());
+  CHECK(found == std::vector<int>{0, 1});
+}
+
+TEST_CASE("every line a shipped pattern matches is a candidate of the prefilter", "[prefilter]") {
+  // The plan's invariant, line by line, for every pattern of the catalog, on every line of
+  // the repository's real logs (failures, healthy runs, the validation set) and every example
+  // line of every rule, as written and with its case changed: RE2 matching a line implies
+  // the prefilter names the pattern for it.
+  auto loaded = ff::cli::load_catalog({});
+  const auto* pf = loaded.catalog.prefilter();
+  REQUIRE(pf);
+  std::vector<std::unique_ptr<RE2>> res;
+  std::vector<std::string> pats;
+  for (const auto& r : loaded.catalog.rules()) {
+    for (const auto& p : r.patterns) pats.push_back(p);
+    for (const auto& c : r.checks)
+      for (const auto& e : c.evidence) pats.push_back(e);
+  }
+  REQUIRE(pats.size() == loaded.catalog.entry_count());
+  for (const auto& p : pats) {
+    res.push_back(std::make_unique<RE2>(p));
+    REQUIRE(res.back()->ok());
+  }
+  std::vector<std::string> lines;
+  for (const auto& r : loaded.catalog.rules())
+    for (const auto& e : r.examples_match) {
+      lines.push_back(e);
+      std::string upper = e, lower = e;
+      for (auto& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      lines.push_back(upper);
+      lines.push_back(lower);
+    }
+  namespace fs = std::filesystem;
+  for (const char* set : {"corpus", "healthy", "validation"})
+    for (const auto& e : fs::directory_iterator(fs::path(FF_TEST_DATA) / ".." / set)) {
+      if (!fs::exists(e.path() / "log.txt")) continue;
+      std::ifstream in(e.path() / "log.txt", std::ios::binary);
+      for (std::string line; std::getline(in, line);) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        lines.push_back(line);
+      }
+    }
+  REQUIRE(lines.size() > 3000);
+  Prefilter::Session session(*pf);
+  std::size_t matched = 0;
+  std::vector<int> found;
+  for (const auto& line : lines) {
+    found.clear();
+    REQUIRE(session.candidates(line, found));
+    std::sort(found.begin(), found.end());
+    for (std::size_t i = 0; i < pats.size(); ++i) {
+      if (!RE2::PartialMatch(line, *res[i])) continue;
+      ++matched;
+      INFO("pattern " << pats[i] << "\nline " << line);
+      CHECK(std::binary_search(found.begin(), found.end(), static_cast<int>(i)));
+    }
+  }
+  CHECK(matched > 1000);
 }
 
 TEST_CASE("patterns Vectorscan rejects are approximated, not refused", "[prefilter]") {

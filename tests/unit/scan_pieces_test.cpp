@@ -4,7 +4,9 @@
 // counts and caps, same checks, same diagnoses.
 #include <unistd.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,6 +17,7 @@
 #include "cli/input_files.hpp"
 #include "cli/rule_set.hpp"
 #include "cli/scan_inputs.hpp"
+#include "parallel/parallel_scan.hpp"
 
 using namespace ff;
 namespace fs = std::filesystem;
@@ -205,4 +208,73 @@ TEST_CASE("scan pieces: appending keeps each rule's first events", "[scan]") {
   REQUIRE(fresh.events.size() == 2);
   CHECK(fresh.events[0].line == 43);
   CHECK(fresh.events[1].line == 49);
+}
+
+TEST_CASE("scan pieces: a source read into a buffer scans as its mapping does", "[scan]") {
+  // The CLI reads big files with pread() into a small buffer, scanned a chunk at a time
+  // (cut after the last line end), and reads block context from the mapping. The answer must
+  // be the one the mapping gives: a line longer than the buffer, CRLF pairs and colour codes
+  // at every position, events near chunk ends that look back across them. A read that comes
+  // up short (the file shrank) makes the piece be scanned from the mapping again.
+  std::string text;
+  std::size_t i = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(FF_TEST_DATA) / ".." / "corpus")) {
+    if (!fs::exists(e.path() / "log.txt")) continue;
+    std::string log = read(e.path() / "log.txt");
+    if (!log.empty() && log.back() != '\n') log += '\n';
+    for (int copy = 0; copy < 20; ++copy) {
+      text += log;
+      text += "node-" + std::to_string(i % 8) +
+              ":1:1 [0] NCCL INFO NVLS multicast support is not available on dev 0" +
+              (i % 3 ? "\n" : "\r\n");
+      if (i % 7 == 0) text += "[rank" + std::to_string(i % 64) + "]:\x1b[32m{'loss': 2.5}\x1b[0m\n";
+      ++i;
+    }
+    if (i == 20 * 5) text += "x" + std::string(700 << 10, 'y') + " Segmentation fault\n";
+  }
+  REQUIRE(text.size() > (std::size_t{2} << 20));  // several pieces, many chunks
+
+  auto scan = [&](bool with_read, std::size_t short_after, unsigned threads) {
+    parallel::ScanSource src;
+    src.text = text;
+    src.strategy = analysis::ScanStrategy::kPrefilter;
+    std::atomic<std::size_t> reads{0};
+    if (with_read)
+      src.read = [&](std::size_t at, char* buffer, std::size_t len) -> std::size_t {
+        if (reads++ == short_after) len /= 2;
+        std::memcpy(buffer, text.data() + at, len);
+        return len;
+      };
+    parallel::ScanOptions options;
+    options.threads = threads;
+    options.max_piece = std::size_t{1} << 20;
+    analysis::ScanState state;
+    state.reset(catalog());
+    auto lines = parallel::scan(catalog(), {src}, state, options);
+    if (with_read) CHECK(reads > 4);  // the buffer was used
+    return std::make_pair(lines, std::move(state));
+  };
+  auto [lines, mapped] = scan(false, 0, 1);
+  CHECK(mapped.events.size() > 100);
+  for (auto [short_after, threads] : {std::pair<std::size_t, unsigned>{std::size_t(-1), 1},
+                                      {std::size_t(-1), 2}, {3, 2}, {0, 1}}) {
+    INFO("short read after " << short_after << " reads, " << threads << " threads");
+    auto [read_lines, from_buffer] = scan(true, short_after, threads);
+    CHECK(read_lines == lines);
+    CHECK(from_buffer.lines == mapped.lines);
+    CHECK(from_buffer.rule_hits == mapped.rule_hits);
+    CHECK(from_buffer.checks_seen == mapped.checks_seen);
+    REQUIRE(from_buffer.events.size() == mapped.events.size());
+    for (std::size_t k = 0; k < mapped.events.size(); ++k) {
+      const auto& x = mapped.events[k];
+      const auto& y = from_buffer.events[k];
+      INFO("event " << k << ": " << x.text);
+      CHECK(x.line == y.line);
+      CHECK(x.offset == y.offset);
+      CHECK(x.rule == y.rule);
+      CHECK(x.text == y.text);
+      CHECK(x.source.rank == y.source.rank);
+      CHECK(x.match_begin == y.match_begin);
+    }
+  }
 }

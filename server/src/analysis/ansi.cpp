@@ -76,10 +76,10 @@ std::size_t find_control_byte(std::string_view text, std::size_t from, std::size
 }
 
 bool may_contain_escapes(std::string_view line) {
-  for (unsigned char c : line) {
-    if (c < 0x20 && c != '\t') return true;
-    if (c == 0x7f) return true;
-  }
+  // C0 controls but TAB (line ends too, for callers passing more than a line), and DEL.
+  if (find_control_byte(line, 0, line.size()) < line.size()) return true;
+  if (std::memchr(line.data(), '\n', line.size()) || std::memchr(line.data(), '\r', line.size()))
+    return true;
   // Bare SGR residue only matters at the start of a line or after a space, where pasted
   // logs carry it; checking for "[0m"-like text anywhere is cheap enough.
   const void* p = std::memchr(line.data(), '[', line.size());

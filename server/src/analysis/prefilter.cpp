@@ -10,6 +10,8 @@
 #include <limits>
 #include <mutex>
 
+#include "analysis/prefilter_plan.hpp"
+
 namespace ff::analysis {
 
 struct Prefilter::Impl {
@@ -19,6 +21,8 @@ struct Prefilter::Impl {
   enum class Owner { kVectorscan, kCopy, kBorrowed } owner = Owner::kVectorscan;
   // Scratch space is per thread in Vectorscan; keep a prototype and clone per scan.
   hs_scratch_t* prototype = nullptr;
+  // Expression id -> the patterns it stands for (PrefilterPlan::offsets and targets).
+  std::vector<std::uint32_t> offsets, targets;
   ~Impl() {
     if (prototype) hs_free_scratch(prototype);
     if (!db) return;
@@ -31,21 +35,20 @@ Prefilter::~Prefilter() = default;
 
 namespace {
 
-// The blob: magic, fingerprint, zero padding to a multiple of kImageAlign, then the
+// The blob: magic, fingerprint, the plan's expression -> patterns map (little-endian
+// 32-bit counts and indices), zero padding to a multiple of kImageAlign, then the
 // database as Vectorscan lays it out in memory (not its serialised form). Deserialising
 // the 0.9 MB database of the built-in catalog cost 2.8 ms of every start-up, nearly all of
 // it faulting in fresh pages; the image is used where it lies instead (the binary's own
 // read-only pages, only those a scan touches read from the page cache). Vectorscan's
 // database is position-independent (its bytecode is found by an offset from the header),
 // and its layout depends only on the address modulo 64, hence the alignment.
-constexpr std::string_view kBlobMagic = "ffpf2";
+constexpr std::string_view kBlobMagic = "ffpf3";
 constexpr std::size_t kImageAlign = 64;
-
-std::vector<std::string> prefilter_inputs(const std::vector<std::string>& patterns);
 
 std::string fingerprint(const std::vector<std::string>& patterns) {
   // FNV-1a over the patterns and their separators: identifies the pattern list exactly
-  // enough for "is this blob for this catalog".
+  // enough for "is this blob for this catalog" (the magic names the plan's format).
   std::uint64_t h = 1469598103934665603ull;
   auto mix = [&](unsigned char c) {
     h ^= c;
@@ -56,7 +59,8 @@ std::string fingerprint(const std::vector<std::string>& patterns) {
     mix(0);
   }
   std::string out(8, '\0');
-  for (int i = 0; i < 8; ++i) out[static_cast<std::size_t>(i)] = static_cast<char>((h >> (8 * i)) & 0xff);
+  for (int i = 0; i < 8; ++i)
+    out[static_cast<std::size_t>(i)] = static_cast<char>((h >> (8 * i)) & 0xff);
   return out + std::to_string(patterns.size());
 }
 
@@ -91,6 +95,40 @@ bool runs_here(const hs_database_t* db) {
   return true;
 }
 
+void put_u32(std::string& out, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+// A count, then that many values, from bytes[at...]; false when the bytes end first.
+bool get_u32s(std::string_view bytes, std::size_t& at, std::vector<std::uint32_t>& out) {
+  auto get = [&](std::uint32_t& v) {
+    if (bytes.size() - at < 4) return false;
+    v = 0;
+    for (int i = 0; i < 4; ++i)
+      v |= static_cast<std::uint32_t>(
+               static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(i)]))
+           << (8 * i);
+    at += 4;
+    return true;
+  };
+  std::uint32_t n = 0;
+  if (at > bytes.size() || !get(n) || n > (bytes.size() - at) / 4) return false;
+  out.resize(n);
+  for (auto& v : out) get(v);
+  return true;
+}
+
+// Offsets that rise from 0 to the number of targets, targets that name a pattern.
+bool valid_map(const std::vector<std::uint32_t>& offsets, const std::vector<std::uint32_t>& targets,
+               std::size_t patterns) {
+  if (offsets.empty() || offsets.front() != 0 || offsets.back() != targets.size()) return false;
+  for (std::size_t i = 1; i < offsets.size(); ++i)
+    if (offsets[i] < offsets[i - 1]) return false;
+  for (std::uint32_t t : targets)
+    if (t >= patterns) return false;
+  return true;
+}
+
 }  // namespace
 
 std::string Prefilter::serialize(const std::vector<std::string>& patterns) const {
@@ -110,14 +148,19 @@ std::string Prefilter::serialize(const std::vector<std::string>& patterns) const
     return {};
   }
   std::memset(image, 0, padded);
-  const bool ok = hs_deserialize_database_at(bytes, len, static_cast<hs_database_t*>(image)) == HS_SUCCESS;
+  const bool ok =
+      hs_deserialize_database_at(bytes, len, static_cast<hs_database_t*>(image)) == HS_SUCCESS;
   std::free(bytes);
   std::string out;
   if (ok) {
-    std::string fp = fingerprint(prefilter_inputs(patterns));
+    std::string fp = fingerprint(patterns);
     out = kBlobMagic;
     out.push_back(static_cast<char>(fp.size()));
     out += fp;
+    put_u32(out, static_cast<std::uint32_t>(impl_->offsets.size()));
+    for (std::uint32_t v : impl_->offsets) put_u32(out, v);
+    put_u32(out, static_cast<std::uint32_t>(impl_->targets.size()));
+    for (std::uint32_t v : impl_->targets) put_u32(out, v);
     out.resize((out.size() + kImageAlign - 1) / kImageAlign * kImageAlign, '\0');
     out.append(static_cast<const char*>(image), image_len);
   }
@@ -132,13 +175,20 @@ std::unique_ptr<Prefilter> Prefilter::load(std::string_view bytes,
     return nullptr;
   std::size_t fp_len = static_cast<unsigned char>(bytes[kBlobMagic.size()]);
   std::size_t at = kBlobMagic.size() + 1;
-  if (bytes.size() < at + fp_len || bytes.substr(at, fp_len) != fingerprint(prefilter_inputs(patterns)))
+  if (bytes.size() < at + fp_len || bytes.substr(at, fp_len) != fingerprint(patterns))
     return nullptr;
-  at = (at + fp_len + kImageAlign - 1) / kImageAlign * kImageAlign;
+  at += fp_len;
+  std::vector<std::uint32_t> offsets, targets;
+  if (!get_u32s(bytes, at, offsets) || !get_u32s(bytes, at, targets) ||
+      !valid_map(offsets, targets, patterns.size()))
+    return nullptr;
+  at = (at + kImageAlign - 1) / kImageAlign * kImageAlign;
   if (bytes.size() <= at) return nullptr;
   std::string_view image = bytes.substr(at);
   auto pf = std::unique_ptr<Prefilter>(new Prefilter());
   pf->impl_ = std::make_unique<Impl>();
+  pf->impl_->offsets = std::move(offsets);
+  pf->impl_->targets = std::move(targets);
   const bool in_place = storage == Storage::kStatic &&
                         reinterpret_cast<std::uintptr_t>(image.data()) % kImageAlign == 0;
   if (in_place) {
@@ -147,7 +197,8 @@ std::unique_ptr<Prefilter> Prefilter::load(std::string_view bytes,
     pf->impl_->owner = Impl::Owner::kBorrowed;
   } else {
     // Room for a whole header even when the bytes are shorter (they are then refused).
-    std::size_t padded = (std::max<std::size_t>(image.size(), 4096) + kImageAlign - 1) / kImageAlign * kImageAlign;
+    std::size_t padded =
+        (std::max<std::size_t>(image.size(), 4096) + kImageAlign - 1) / kImageAlign * kImageAlign;
     void* copy = std::aligned_alloc(kImageAlign, padded);
     if (!copy) return nullptr;
     std::memset(copy, 0, padded);
@@ -157,174 +208,28 @@ std::unique_ptr<Prefilter> Prefilter::load(std::string_view bytes,
   }
   // The header names the Vectorscan version and the length of what follows.
   std::size_t db_len = 0;
-  if (hs_database_size(pf->impl_->db, &db_len) != HS_SUCCESS || db_len > image.size()) return nullptr;
+  if (hs_database_size(pf->impl_->db, &db_len) != HS_SUCCESS || db_len > image.size())
+    return nullptr;
   if (!runs_here(pf->impl_->db)) return nullptr;
+  // The database's expression count is not in its header; a map for another database is
+  // caught by the fingerprint, and ids past the map are ignored by the scans.
   if (hs_alloc_scratch(pf->impl_->db, &pf->impl_->prototype) != HS_SUCCESS) return nullptr;
   return pf;
 }
 
-// What Vectorscan is given for one RE2 pattern:
-// - named groups become plain groups: Vectorscan needs no names, and rejects a name used
-//   twice in one pattern, which RE2 accepts (alternatives that capture the same thing);
-// - Vectorscan's multiline anchors know only "\n", and a line may also end in "\r": every
-//   anchor, wherever it stands (an alternative's "$" too), also accepts a carriage return
-//   (a superset is always fine for a prefilter).
-std::string prefilter_pattern(const std::string& p) {
-  std::string out;
-  out.reserve(p.size() + 16);
-  bool in_class = false;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    char c = p[i];
-    if (c == '\\' && i + 1 < p.size()) {
-      out += c;
-      out += p[++i];
-      continue;
-    }
-    if (in_class) {
-      if (c == ']') in_class = false;
-      out += c;
-      continue;
-    }
-    if (c == '[') {
-      in_class = true;
-      out += c;
-      // "[]..." and "[^]...": a leading ']' is a literal member
-      if (i + 1 < p.size() && p[i + 1] == '^') out += p[++i];
-      if (i + 1 < p.size() && p[i + 1] == ']') out += p[++i];
-      continue;
-    }
-    if (p.compare(i, 4, "(?P<") == 0) {
-      std::size_t close = p.find('>', i + 4);
-      if (close != std::string::npos) {
-        out += "(?:";
-        i = close;
-        continue;
-      }
-    }
-    if (c == '^') {
-      out += "(?:^|\\r)";
-      continue;
-    }
-    if (c == '$') {
-      out += "(?:$|\\r)";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
-
-namespace {
-
-// The length of the literal text `p` starts with (after any leading "\\b"), as RE2 reads it:
-// plain characters and escaped punctuation, not counting a character a quantifier follows.
-std::size_t leading_literal(std::string_view p) {
-  std::size_t i = 0;
-  while (p.compare(i, 2, "\\b") == 0) i += 2;
-  std::size_t n = 0;
-  while (i < p.size()) {
-    char c = p[i];
-    std::size_t width = 1;
-    if (c == '\\') {
-      if (i + 1 >= p.size() || std::isalnum(static_cast<unsigned char>(p[i + 1]))) break;  // \d, \w...
-      width = 2;
-    } else if (std::strchr(".[](){}*+?|^$", c)) {
-      break;
-    }
-    if (i + width < p.size() && std::strchr("*+?{", p[i + width])) break;  // "ab*": "a" only
-    i += width;
-    ++n;
-  }
-  return n;
-}
-
-}  // namespace
-
-// A pattern is a concatenation; any match of it holds a match of every later part of it at
-// the same place, so the part after its last top-level gap (".*", ".+?", "[^']*?": a run
-// of anything on the line) finds every line the pattern does. When that part starts with a
-// long literal, Vectorscan is given it alone: the whole pattern starting on a literal found
-// on most lines ("(?i:nccl)\\w*\\b[^']*?...\\binvalid usage") cost a quarter of the scan of an
-// NCCL_DEBUG=INFO log, spent following every "NCCL INFO" to its line end. RE2 still
-// confirms every candidate line with the whole pattern. Patterns with a top-level "|" or an
-// inline flag group ("(?i)", which would not reach the part) are left whole.
-std::string prefilter_factor(const std::string& p) {
-  constexpr std::size_t kMinLiteral = 10;
-  int depth = 0;
-  std::size_t tail = std::string::npos;  // where the part after the last gap starts
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    char c = p[i];
-    if (c == '\\') {
-      ++i;
-      continue;
-    }
-    std::size_t gap_end = std::string::npos;  // one past a gap starting at i
-    if (c == '[') {
-      std::size_t j = i + 1;
-      if (j < p.size() && p[j] == '^') ++j;
-      if (j < p.size() && p[j] == ']') ++j;
-      while (j < p.size() && p[j] != ']') j += p[j] == '\\' ? 2 : 1;
-      if (j >= p.size()) return p;
-      if (depth == 0 && p[i + 1] == '^' && j + 1 < p.size() && (p[j + 1] == '*' || p[j + 1] == '+'))
-        gap_end = j + 2;
-      else {
-        i = j;
-        continue;
-      }
-    } else if (c == '.' && depth == 0 && i + 1 < p.size() && (p[i + 1] == '*' || p[i + 1] == '+')) {
-      gap_end = i + 2;
-    } else if (c == '(') {
-      if (p.compare(i, 2, "(?") == 0) {
-        // An inline flag group without a colon changes what follows: leave the pattern.
-        std::size_t j = i + 2;
-        while (j < p.size() && std::isalpha(static_cast<unsigned char>(p[j]))) ++j;
-        if (j < p.size() && p[j] == ')') return p;
-      }
-      ++depth;
-      continue;
-    } else if (c == ')') {
-      --depth;
-      continue;
-    } else if (c == '|' && depth == 0) {
-      return p;
-    } else {
-      continue;
-    }
-    if (gap_end < p.size() && p[gap_end] == '?') ++gap_end;  // lazy
-    tail = gap_end;
-    i = gap_end - 1;
-  }
-  if (tail == std::string::npos || tail >= p.size()) return p;
-  if (leading_literal(std::string_view(p).substr(tail)) < kMinLiteral) return p;
-  return p.substr(tail);
-}
-
-namespace {
-
-// What Vectorscan is given: every pattern widened. Lines with bytes strip_ansi() removes
-// are the caller's to find (find_control_byte()): as a Vectorscan pattern, that character
-// class cost a sixth of the scan of a coloured log. (The bare "[0m" residue is looked for by
-// neither: as a pattern it has no literal to anchor on and costs a third of the scan. Such a
-// residue only matters when it sits inside a signature, i.e. when colour codes inside the
-// message lost their ESC.)
-std::vector<std::string> prefilter_inputs(const std::vector<std::string>& patterns) {
-  std::vector<std::string> pats;
-  pats.reserve(patterns.size());
-  for (const auto& p : patterns) pats.push_back(prefilter_pattern(prefilter_factor(p)));
-  return pats;
-}
-
-}  // namespace
-
 std::unique_ptr<Prefilter> Prefilter::build(const std::vector<std::string>& patterns,
                                             std::string* why) {
-  std::vector<std::string> pats = prefilter_inputs(patterns);
+  PrefilterPlan plan = plan_prefilter(patterns);
   std::vector<const char*> exprs;
   std::vector<unsigned> ids;
-  for (std::size_t i = 0; i < pats.size(); ++i) {
-    exprs.push_back(pats[i].c_str());
+  for (std::size_t i = 0; i < plan.expressions.size(); ++i) {
+    exprs.push_back(plan.expressions[i].text.c_str());
     ids.push_back(static_cast<unsigned>(i));
   }
+  // The pattern a regex expression stands for (each stands for one, or for identical ones).
+  auto pattern_of = [&](std::size_t expr) -> const std::string& {
+    return patterns[plan.targets[plan.offsets[expr]]];
+  };
   // Exact where Vectorscan supports the pattern (fewer false candidates: prefilter mode may
   // drop assertions such as "$"), prefilter mode where it does not. Either way a line RE2
   // matches is reported: the regex languages agree on everything but features Vectorscan
@@ -335,13 +240,14 @@ std::unique_ptr<Prefilter> Prefilter::build(const std::vector<std::string>& patt
   // compiling the set itself (0.22 s).
   constexpr int kTriesBeforeProbing = 4;
   const unsigned exact = HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY;
-  std::vector<unsigned> flags(pats.size(), exact);
+  std::vector<unsigned> flags;
+  for (const auto& e : plan.expressions) flags.push_back(e.literal ? HS_FLAG_CASELESS : exact);
   auto approximate_rejected = [&] {
-    for (std::size_t i = 0; i < pats.size(); ++i) {
-      if (flags[i] & HS_FLAG_PREFILTER) continue;
+    for (std::size_t i = 0; i < exprs.size(); ++i) {
+      if (flags[i] & (HS_FLAG_PREFILTER | HS_FLAG_CASELESS)) continue;
       hs_database_t* probe = nullptr;
       hs_compile_error_t* perr = nullptr;
-      if (hs_compile(pats[i].c_str(), exact, HS_MODE_BLOCK, nullptr, &probe, &perr) == HS_SUCCESS)
+      if (hs_compile(exprs[i], exact, HS_MODE_BLOCK, nullptr, &probe, &perr) == HS_SUCCESS)
         hs_free_database(probe);
       else
         flags[i] |= HS_FLAG_PREFILTER;
@@ -357,8 +263,8 @@ std::unique_ptr<Prefilter> Prefilter::build(const std::vector<std::string>& patt
                          &err) == HS_SUCCESS)
       break;
     const int bad = err ? err->expression : -1;
-    const bool known = bad >= 0 && static_cast<std::size_t>(bad) < pats.size();
-    if (known && !(flags[static_cast<std::size_t>(bad)] & HS_FLAG_PREFILTER)) {
+    const bool known = bad >= 0 && static_cast<std::size_t>(bad) < exprs.size();
+    if (known && !(flags[static_cast<std::size_t>(bad)] & (HS_FLAG_PREFILTER | HS_FLAG_CASELESS))) {
       if (err) hs_free_compile_error(err);
       if (tries < kTriesBeforeProbing || probed) {
         flags[static_cast<std::size_t>(bad)] |= HS_FLAG_PREFILTER;
@@ -370,7 +276,7 @@ std::unique_ptr<Prefilter> Prefilter::build(const std::vector<std::string>& patt
     }
     if (why) {
       *why = err ? err->message : "unknown error";
-      if (known) *why += " in pattern: " + patterns[static_cast<std::size_t>(bad)];
+      if (known) *why += " in pattern: " + pattern_of(static_cast<std::size_t>(bad));
     }
     if (err) hs_free_compile_error(err);
     return nullptr;
@@ -378,6 +284,8 @@ std::unique_ptr<Prefilter> Prefilter::build(const std::vector<std::string>& patt
   auto pf = std::unique_ptr<Prefilter>(new Prefilter());
   pf->impl_ = std::make_unique<Impl>();
   pf->impl_->db = db;
+  pf->impl_->offsets = std::move(plan.offsets);
+  pf->impl_->targets = std::move(plan.targets);
   if (hs_alloc_scratch(db, &pf->impl_->prototype) != HS_SUCCESS) {
     if (why) *why = "cannot allocate scratch space";
     return nullptr;
@@ -404,11 +312,16 @@ bool Prefilter::Session::scan(std::string_view text,
   struct Ctx {
     const std::function<void(unsigned, std::size_t)>* cb;
     std::size_t base;
-  } ctx{&on_match, 0};
+    const Impl* impl;
+  } ctx{&on_match, 0, pf_.impl_.get()};
   auto handler = [](unsigned id, unsigned long long, unsigned long long to, unsigned,
                     void* c) -> int {
     auto* x = static_cast<Ctx*>(c);
-    (*x->cb)(id, x->base + static_cast<std::size_t>(to));
+    const auto& offsets = x->impl->offsets;
+    if (id + 1 >= offsets.size()) return 0;
+    const std::size_t end = x->base + static_cast<std::size_t>(to);
+    for (std::uint32_t t = offsets[id]; t < offsets[id + 1]; ++t)
+      (*x->cb)(x->impl->targets[t], end);
     return 0;
   };
   // hs_scan takes an unsigned length: feed huge buffers in pieces cut at line ends, so no
@@ -436,13 +349,21 @@ bool Prefilter::Session::candidates(std::string_view text, std::vector<int>& out
     if (!scratch_ || hs_clone_scratch(pf_.impl_->prototype, &n) != HS_SUCCESS) return false;
     line_scratch_ = n;
   }
+  struct Ctx {
+    std::vector<int>* out;
+    const Impl* impl;
+  } ctx{&out, pf_.impl_.get()};
   auto handler = [](unsigned id, unsigned long long, unsigned long long, unsigned, void* c) -> int {
-    static_cast<std::vector<int>*>(c)->push_back(static_cast<int>(id));
+    auto* x = static_cast<Ctx*>(c);
+    const auto& offsets = x->impl->offsets;
+    if (id + 1 >= offsets.size()) return 0;
+    for (std::uint32_t t = offsets[id]; t < offsets[id + 1]; ++t)
+      x->out->push_back(static_cast<int>(x->impl->targets[t]));
     return 0;
   };
   return hs_scan(pf_.impl_->db, text.data(),
                  static_cast<unsigned>(std::min<std::size_t>(text.size(), 0xffffffffu)), 0,
-                 static_cast<hs_scratch_t*>(line_scratch_), handler, &out) == HS_SUCCESS;
+                 static_cast<hs_scratch_t*>(line_scratch_), handler, &ctx) == HS_SUCCESS;
 }
 
 }  // namespace ff::analysis

@@ -1,8 +1,8 @@
 // A whole-buffer prefilter in front of the per-line RE2 matching. Most lines of a big log
 // (NCCL INFO noise, training prints) match nothing; running RE2 on each of them is what
-// made a line-by-line scan slow. Vectorscan compiles every pattern in prefilter mode (a
-// superset of each pattern, so no line that RE2 would match is ever missed) and scans the
-// buffer once at memory speed; only lines where it reports a match go to RE2.
+// made a line-by-line scan slow. Vectorscan is given, for each pattern, strings one of which
+// every matching line holds, or the pattern itself (prefilter_plan.hpp), and scans the
+// buffer once; only lines where it reports a match go to RE2, with the patterns it names.
 //
 // Lines whose bytes differ from what RE2 sees (escape sequences and control bytes are
 // stripped before matching) are the caller's to handle: it finds the lines with control
@@ -16,6 +16,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "analysis/prefilter_plan.hpp"
 
 namespace ff::analysis {
 
@@ -70,15 +72,5 @@ class Prefilter {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// An RE2 pattern as given to Vectorscan: a leading "^" and a trailing "$" also accept a
-// carriage return next to them (Vectorscan's multiline anchors know only "\n"). Exposed
-// for tests.
-std::string prefilter_pattern(const std::string& re2_pattern);
-
-// The part of an RE2 pattern Vectorscan needs to find every line the pattern matches: the
-// pattern itself, or the part after its last top-level gap when that starts with a long
-// literal (see prefilter.cpp). Exposed for tests.
-std::string prefilter_factor(const std::string& re2_pattern);
 
 }  // namespace ff::analysis

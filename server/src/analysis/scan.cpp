@@ -153,13 +153,14 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
 
 void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole, std::size_t base,
                std::size_t first_line, ScanState& state, std::size_t end, ScanStrategy strategy,
-               Prefilter::Session* reused) {
+               Prefilter::Session* reused, std::string_view copy) {
   if (state.rule_hits.size() != catalog.rules().size()) state.reset(catalog);
   state.file = file;
   base = std::min(base, whole.size());
   end = std::min(end, whole.size());
   if (end < base) end = base;
   std::string_view text = whole.substr(base, end - base);
+  if (!copy.empty() && copy.size() == text.size()) text = copy;
   LineCursor cursor(text, first_line, base);
   LineSpan span;
   LineMatcher match{catalog, file, whole, state, {}, {}, {}, {}};

@@ -75,9 +75,8 @@ inline constexpr std::size_t kPrefilterMinBytes = std::size_t{24} << 20;
 // must be a line start. Appends to `state`. end = npos means the end of `whole`. The parts
 // scanned into one state are parts of one input, in order (several inputs are scanned into
 // states of their own and joined with append_scan).
-void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
-               std::size_t base, std::size_t first_line, ScanState& state,
-               std::size_t end = std::string_view::npos);
+void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole, std::size_t base,
+               std::size_t first_line, ScanState& state, std::size_t end = std::string_view::npos);
 
 // Appends the scan of a later piece of the inputs to `into`, as if one scan had read
 // both: the piece was scanned on its own from line 0 (so pieces can be scanned side by side)
@@ -96,11 +95,14 @@ void append_scan(ScanState& into, const ScanState& piece, std::size_t line_offse
 
 // How scan_text chooses: "auto" (above), or forced one way (tests and benchmarks).
 // `session` is the caller's prefilter scratch space, reused across calls (one per
-// thread); null: scan_text makes its own.
+// thread); null: scan_text makes its own. `copy`, when not empty, holds the bytes
+// whole[base, end) elsewhere (read into a buffer: a fresh memory mapping costs more to
+// touch the first time than a read() into memory already touched); they are scanned instead,
+// while block context is still read from `whole`.
 enum class ScanStrategy { kAuto, kEveryLine, kPrefilter };
-void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
-               std::size_t base, std::size_t first_line, ScanState& state, std::size_t end,
-               ScanStrategy strategy, Prefilter::Session* session = nullptr);
+void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole, std::size_t base,
+               std::size_t first_line, ScanState& state, std::size_t end, ScanStrategy strategy,
+               Prefilter::Session* session = nullptr, std::string_view copy = {});
 
 // What "auto" means for an input of `bytes` bytes (the rule above kPrefilterMinBytes);
 // other strategies stand. Whoever cuts an input into parts decides once, for all of it.

@@ -6,14 +6,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 
 #include "cli/sigbus_guard.hpp"
 #include "evidence/flight_recorder_dump.hpp"
-#include "report/summary.hpp"
 #include "evidence/ras_report.hpp"
+#include "report/summary.hpp"
 
 namespace ff::cli {
 
@@ -25,10 +26,15 @@ InputFile::InputFile(std::string name, std::string_view text, void* map, std::si
 }
 
 InputFile::InputFile(InputFile&& o) noexcept
-    : name_(std::move(o.name_)), map_(o.map_), map_len_(o.map_len_), owned_(std::move(o.owned_)),
-      guard_(o.guard_) {
+    : name_(std::move(o.name_)),
+      map_(o.map_),
+      map_len_(o.map_len_),
+      owned_(std::move(o.owned_)),
+      guard_(o.guard_),
+      fd_(o.fd_) {
   text_ = map_ ? o.text_ : std::string_view(owned_);
   o.guard_ = -1;
+  o.fd_ = -1;
   o.map_ = nullptr;
   o.map_len_ = 0;
   o.text_ = {};
@@ -37,9 +43,24 @@ InputFile::InputFile(InputFile&& o) noexcept
 InputFile::~InputFile() {
   sigbus::unprotect(guard_);
   if (map_) munmap(map_, map_len_);
+  if (fd_ >= 0) ::close(fd_);
 }
 
-bool InputFile::truncated() const { return sigbus::faulted(guard_); }
+std::size_t InputFile::read(std::size_t offset, char* buffer, std::size_t len) const {
+  if (fd_ < 0) return 0;
+  std::size_t done = 0;
+  while (done < len) {
+    ssize_t n = ::pread(fd_, buffer + done, len - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  return done;
+}
+
+bool InputFile::truncated() const {
+  return sigbus::faulted(guard_);
+}
 
 void InputFile::release(std::size_t begin, std::size_t end) const {
   if (!map_) return;
@@ -62,7 +83,9 @@ void InputFile::prefetch(std::size_t begin, std::size_t end) const {
 }
 
 bool looks_like_log(std::string_view f) {
-  auto ends = [&](std::string_view s) { return f.size() >= s.size() && f.substr(f.size() - s.size()) == s; };
+  auto ends = [&](std::string_view s) {
+    return f.size() >= s.size() && f.substr(f.size() - s.size()) == s;
+  };
   return ends(".log") || ends(".out") || ends(".err") || ends(".txt") ||
          (f.rfind("slurm-", 0) == 0 && ends(".out"));
 }
@@ -108,7 +131,9 @@ std::string compressed_hint(std::string_view head) {
     return "is zstd-compressed; decompress it first, e.g. zstdcat FILE | firstfault analyze -";
   if (head.size() >= 3 && head.substr(0, 3) == "BZh")
     return "";  // "BZh" may be ordinary text; leave it alone
-  if (head.size() >= 6 && head.substr(0, 6) == "\xfd" "7zXZ\x00")
+  if (head.size() >= 6 && head.substr(0, 6) ==
+                              "\xfd"
+                              "7zXZ\x00")
     return "is xz-compressed; decompress it first, e.g. xzcat FILE | firstfault analyze -";
   return "";
 }
@@ -178,7 +203,16 @@ bool open_one(const std::string& path, std::vector<InputFile>& out, InputError& 
   }
   void* map = ::mmap(nullptr, len, PROT_READ, MAP_PRIVATE, fd, 0);
   int map_errno = errno;
-  ::close(fd);
+  // A big file is scanned through read() (InputFile::read); a bounded number are kept
+  // open for it, so thousands of per-rank logs cannot exhaust the descriptors.
+  constexpr std::size_t kReadFrom = std::size_t{8} << 20;
+  constexpr int kKeptOpenAtMost = 64;
+  static std::atomic<int> kept_open{0};
+  const bool keep = map != MAP_FAILED && len >= kReadFrom && kept_open < kKeptOpenAtMost;
+  if (keep)
+    ++kept_open;
+  else
+    ::close(fd);
   if (map == MAP_FAILED) {
     // Some files (procfs, some network filesystems) cannot be mapped; read them instead.
     int fd2 = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -196,10 +230,12 @@ bool open_one(const std::string& path, std::vector<InputFile>& out, InputError& 
   std::string_view text(static_cast<const char*>(map), len);
   if (auto hint = compressed_hint(text.substr(0, 8)); !hint.empty()) {
     ::munmap(map, len);
+    if (keep) ::close(fd);
     error = {path, hint};
     return false;
   }
   out.emplace_back(path, text, map, len, std::string());
+  if (keep) out.back().keep_open(fd);
   return true;
 }
 
@@ -225,7 +261,8 @@ bool list_directory_inputs(const std::string& dir, std::vector<std::string>& out
   return true;
 }
 
-bool open_inputs(const std::vector<std::string>& args, std::vector<InputFile>& out, InputError& error) {
+bool open_inputs(const std::vector<std::string>& args, std::vector<InputFile>& out,
+                 InputError& error) {
   out.reserve(out.size() + args.size());
   for (const auto& a : args)
     if (!open_one(a, out, error)) return false;

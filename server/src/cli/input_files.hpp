@@ -12,7 +12,8 @@ namespace ff::cli {
 
 class InputFile {
  public:
-  InputFile(std::string name, std::string_view text, void* map, std::size_t map_len, std::string owned);
+  InputFile(std::string name, std::string_view text, void* map, std::size_t map_len,
+            std::string owned);
   InputFile(InputFile&&) noexcept;
   InputFile& operator=(InputFile&&) = delete;
   ~InputFile();
@@ -33,6 +34,14 @@ class InputFile {
   // (see cli/sigbus_guard.hpp).
   bool truncated() const;
 
+  // Copies up to `len` bytes from `offset` into `buffer` with pread(); returns how many (0
+  // when the file is not kept open for it: small files, stdin, more big files than kept).
+  // Copying costs less than touching a fresh mapping of the same pages (parallel::ScanSource).
+  std::size_t read(std::size_t offset, char* buffer, std::size_t len) const;
+  bool readable() const { return fd_ >= 0; }
+  // Keeps `fd` open for read() (the file's own descriptor; closed with the file).
+  void keep_open(int fd) { fd_ = fd; }
+
  private:
   std::string name_;
   std::string_view text_;
@@ -40,6 +49,7 @@ class InputFile {
   std::size_t map_len_ = 0;
   std::string owned_;  // stdin / FIFO content
   int guard_ = -1;     // SIGBUS guard slot of the mapping
+  int fd_ = -1;        // for read(); -1 when the file is only mapped
 };
 
 struct InputError {
@@ -48,7 +58,8 @@ struct InputError {
 };
 
 // Opens every argument. Returns false and fills `error` at the first unusable one.
-bool open_inputs(const std::vector<std::string>& args, std::vector<InputFile>& out, InputError& error);
+bool open_inputs(const std::vector<std::string>& args, std::vector<InputFile>& out,
+                 InputError& error);
 
 // The inputs a directory holds, sorted by name: the files with log names and the files whose
 // first bytes are evidence (a Flight Recorder dump; for *.json, ncclras output or a summary).

@@ -26,6 +26,10 @@ ScannedJob scan_job(const analysis::Catalog& catalog, const std::vector<InputFil
       sources[k].strategy = options.strategy;
       sources[k].prefetch = [&in](std::size_t b, std::size_t e) { in.prefetch(b, e); };
       sources[k].release = [&in](std::size_t b, std::size_t e) { in.release(b, e); };
+      if (in.readable())
+        sources[k].read = [&in](std::size_t at, char* buffer, std::size_t len) {
+          return in.read(at, buffer, len);
+        };
     }
     auto lines = parallel::scan(catalog, sources, job.state, options.pieces);
     for (std::size_t k = 0; k < sources.size(); ++k) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -14,6 +15,9 @@ namespace {
 constexpr std::size_t kMinPiece = std::size_t{1} << 20;
 // How much of a piece the next one's block lookback may read: kept until that one is done.
 constexpr std::size_t kKeepBehind = std::size_t{1} << 20;
+// Sources read into a buffer are scanned this much at a time (cut at line ends), so what
+// the scan reads is still in the cache from the copy.
+constexpr std::size_t kReadChunk = std::size_t{256} << 10;
 
 // A part of one source, cut at a line end; the unit of work of a scan thread.
 struct Piece {
@@ -73,6 +77,7 @@ class PieceScanner {
   void work() {
     // Prefilter scratch space, made once per thread, when the first piece needs it.
     std::optional<analysis::Prefilter::Session> session;
+    std::vector<char> buffer;  // for sources read into memory (ScanSource::read)
     for (;;) {
       std::size_t i;
       analysis::ScanState state;
@@ -89,9 +94,15 @@ class PieceScanner {
       const ScanSource& src = sources_[p.source];
       if (!session && p.strategy == analysis::ScanStrategy::kPrefilter)
         if (const analysis::Prefilter* pf = catalog_.prefilter()) session.emplace(*pf);
-      if (src.prefetch) src.prefetch(p.begin, p.end);
-      analysis::scan_text(catalog_, src.file, src.text, p.begin, 0, state, p.end, p.strategy,
-                          session ? &*session : nullptr);
+      analysis::Prefilter::Session* reused = session ? &*session : nullptr;
+      const std::vector<char> full = state.events_full;
+      if (!src.read || !scan_read(src, p, state, reused, buffer)) {
+        state.reset(catalog_);
+        state.events_full = full;
+        if (src.prefetch) src.prefetch(p.begin, p.end);
+        analysis::scan_text(catalog_, src.file, src.text, p.begin, 0, state, p.end, p.strategy,
+                            reused);
+      }
       // The next piece's first lines may look back into this one's last (block context);
       // the rest of it is not read again.
       if (src.release) src.release(p.begin, p.end > kKeepBehind ? p.end - kKeepBehind : 0);
@@ -116,6 +127,37 @@ class PieceScanner {
       if (progressed) note_full();
       if (progressed) room_.notify_all();
     }
+  }
+
+  // Scans piece `p` from copies read kReadChunk at a time into `buffer`, each cut after its
+  // last line end. False when a read came up short (the caller scans the piece again).
+  bool scan_read(const ScanSource& src, const Piece& p, analysis::ScanState& state,
+                 analysis::Prefilter::Session* session, std::vector<char>& buffer) {
+    if (buffer.size() < kReadChunk) buffer.resize(kReadChunk);
+    std::size_t pos = p.begin;  // the input offset of buffer[0]
+    std::size_t held = 0;       // bytes of the input in buffer, from pos
+    while (pos < p.end) {
+      const std::size_t want = std::min(buffer.size() - held, p.end - pos - held);
+      if (want > 0) {
+        if (src.read(pos + held, buffer.data() + held, want) != want) return false;
+        held += want;
+      }
+      std::size_t cut = held;
+      if (pos + held < p.end) {
+        const void* nl = memrchr(buffer.data(), '\n', held);
+        if (!nl) {  // a line longer than the buffer: read more of it
+          buffer.resize(buffer.size() * 2);
+          continue;
+        }
+        cut = static_cast<std::size_t>(static_cast<const char*>(nl) - buffer.data()) + 1;
+      }
+      analysis::scan_text(catalog_, src.file, src.text, pos, state.lines, state, pos + cut,
+                          p.strategy, session, std::string_view(buffer.data(), cut));
+      std::memmove(buffer.data(), buffer.data() + cut, held - cut);
+      held -= cut;
+      pos += cut;
+    }
+    return true;
   }
 
   void note_full() {
