@@ -27,6 +27,26 @@ struct Piece {
   analysis::ScanStrategy strategy;
 };
 
+// One past the first '\n' at or after `at` (`end` when none before it). A source that can
+// be read is read around `at` rather than touched through its mapping: a page cache that
+// holds a file in large folios maps a whole folio (2 MB and more) on one touch, and the
+// boundaries of a big file's pieces would map a sizeable part of it at once.
+std::size_t line_end_from(const ScanSource& src, std::size_t at, std::size_t end) {
+  if (src.read) {
+    char window[4096];
+    while (at < end) {
+      const std::size_t want = std::min(sizeof window, end - at);
+      const std::size_t got = src.read(at, window, want);
+      if (got != want) break;  // short: look in the mapping instead
+      if (const void* nl = std::memchr(window, '\n', got))
+        return at + static_cast<std::size_t>(static_cast<const char*>(nl) - window) + 1;
+      at += got;
+    }
+  }
+  std::size_t nl = src.text.substr(0, end).find('\n', at);
+  return nl == std::string_view::npos ? end : nl + 1;
+}
+
 std::vector<Piece> cut_pieces(const analysis::Catalog& catalog,
                               const std::vector<ScanSource>& sources, const ScanOptions& options,
                               unsigned threads) {
@@ -45,10 +65,7 @@ std::vector<Piece> cut_pieces(const analysis::Catalog& catalog,
     window = std::min(window, std::max(kMinPiece, (end - pos) / (std::size_t{4} * threads)));
     do {
       std::size_t stop = std::min(end, pos + window);
-      if (stop < end) {
-        std::size_t nl = text.substr(0, end).find('\n', stop);
-        stop = nl == std::string_view::npos ? end : nl + 1;
-      }
+      if (stop < end) stop = line_end_from(src, stop, end);
       pieces.push_back({s, pos, stop, strategy});
       pos = stop;
     } while (pos < end);
