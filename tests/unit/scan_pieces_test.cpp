@@ -74,6 +74,24 @@ analysis::Analysis analyze(const std::vector<std::string>& paths, unsigned threa
   return cli::analyze_inputs(catalog(), inputs, so);
 }
 
+void require_same_events(const std::vector<analysis::Event>& a,
+                         const std::vector<analysis::Event>& b) {
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const auto& x = a[i];
+    const auto& y = b[i];
+    INFO("event " << i << ": " << x.text);
+    CHECK(x.file == y.file);
+    CHECK(x.line == y.line);
+    CHECK(x.offset == y.offset);
+    CHECK(x.rule == y.rule);
+    CHECK(x.text == y.text);
+    CHECK(x.source.rank == y.source.rank);
+    CHECK(x.captures.size() == y.captures.size());
+    CHECK(x.match_begin == y.match_begin);
+  }
+}
+
 void require_same(const analysis::Analysis& a, const analysis::Analysis& b) {
   REQUIRE(a.files.size() == b.files.size());
   for (std::size_t i = 0; i < a.files.size(); ++i) CHECK(a.files[i].lines == b.files[i].lines);
@@ -84,19 +102,7 @@ void require_same(const analysis::Analysis& a, const analysis::Analysis& b) {
     CHECK(a.counted[i].rule == b.counted[i].rule);
     CHECK(a.counted[i].count == b.counted[i].count);
   }
-  REQUIRE(a.events.size() == b.events.size());
-  for (std::size_t i = 0; i < a.events.size(); ++i) {
-    const auto& x = a.events[i];
-    const auto& y = b.events[i];
-    INFO("event " << i << ": " << x.text);
-    CHECK(x.file == y.file);
-    CHECK(x.line == y.line);
-    CHECK(x.offset == y.offset);
-    CHECK(x.rule == y.rule);
-    CHECK(x.text == y.text);
-    CHECK(x.source.rank == y.source.rank);
-    CHECK(x.captures.size() == y.captures.size());
-  }
+  require_same_events(a.events, b.events);
   REQUIRE(a.diagnoses.size() == b.diagnoses.size());
   for (std::size_t i = 0; i < a.diagnoses.size(); ++i) {
     CHECK(a.diagnoses[i].category == b.diagnoses[i].category);
@@ -264,17 +270,6 @@ TEST_CASE("scan pieces: a source read into a buffer scans as its mapping does", 
     CHECK(from_buffer.lines == mapped.lines);
     CHECK(from_buffer.rule_hits == mapped.rule_hits);
     CHECK(from_buffer.checks_seen == mapped.checks_seen);
-    REQUIRE(from_buffer.events.size() == mapped.events.size());
-    for (std::size_t k = 0; k < mapped.events.size(); ++k) {
-      const auto& x = mapped.events[k];
-      const auto& y = from_buffer.events[k];
-      INFO("event " << k << ": " << x.text);
-      CHECK(x.line == y.line);
-      CHECK(x.offset == y.offset);
-      CHECK(x.rule == y.rule);
-      CHECK(x.text == y.text);
-      CHECK(x.source.rank == y.source.rank);
-      CHECK(x.match_begin == y.match_begin);
-    }
+    require_same_events(mapped.events, from_buffer.events);
   }
 }
