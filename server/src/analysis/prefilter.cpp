@@ -242,9 +242,13 @@ std::unique_ptr<Prefilter> Prefilter::build(const std::vector<std::string>& patt
   const unsigned exact = HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY;
   std::vector<unsigned> flags;
   for (const auto& e : plan.expressions) flags.push_back(e.literal ? HS_FLAG_CASELESS : exact);
+  // Settled: a gate string (always compiles exactly) or a regex already approximated.
+  auto settled = [&](std::size_t expr) {
+    return plan.expressions[expr].literal || (flags[expr] & HS_FLAG_PREFILTER);
+  };
   auto approximate_rejected = [&] {
     for (std::size_t i = 0; i < exprs.size(); ++i) {
-      if (flags[i] & (HS_FLAG_PREFILTER | HS_FLAG_CASELESS)) continue;
+      if (settled(i)) continue;
       hs_database_t* probe = nullptr;
       hs_compile_error_t* perr = nullptr;
       if (hs_compile(exprs[i], exact, HS_MODE_BLOCK, nullptr, &probe, &perr) == HS_SUCCESS)
@@ -264,7 +268,7 @@ std::unique_ptr<Prefilter> Prefilter::build(const std::vector<std::string>& patt
       break;
     const int bad = err ? err->expression : -1;
     const bool known = bad >= 0 && static_cast<std::size_t>(bad) < exprs.size();
-    if (known && !(flags[static_cast<std::size_t>(bad)] & (HS_FLAG_PREFILTER | HS_FLAG_CASELESS))) {
+    if (known && !settled(static_cast<std::size_t>(bad))) {
       if (err) hs_free_compile_error(err);
       if (tries < kTriesBeforeProbing || probed) {
         flags[static_cast<std::size_t>(bad)] |= HS_FLAG_PREFILTER;

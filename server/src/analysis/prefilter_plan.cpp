@@ -265,15 +265,12 @@ std::string gap_tail(const std::string& p) {
     }
     std::size_t gap_end = std::string::npos;  // one past a gap starting at i
     if (c == '[') {
-      std::size_t j = i + 1;
-      if (j < p.size() && p[j] == '^') ++j;
-      if (j < p.size() && p[j] == ']') ++j;
-      while (j < p.size() && p[j] != ']') j += p[j] == '\\' ? 2 : 1;
-      if (j >= p.size()) return p;
-      if (depth == 0 && p[i + 1] == '^' && j + 1 < p.size() && (p[j + 1] == '*' || p[j + 1] == '+'))
-        gap_end = j + 2;
+      const std::size_t after = skip_group(p, i);  // one past the class's ']'
+      if (after == std::string_view::npos) return p;
+      if (depth == 0 && p[i + 1] == '^' && after < p.size() && (p[after] == '*' || p[after] == '+'))
+        gap_end = after + 1;
       else {
-        i = j;
+        i = after - 1;
         continue;
       }
     } else if (c == '.' && depth == 0 && i + 1 < p.size() && (p[i + 1] == '*' || p[i + 1] == '+')) {
@@ -319,18 +316,17 @@ std::string prefilter_factor(const std::string& p) {
 }
 
 std::vector<std::string> prefilter_gate(const std::string& pattern) {
-  re2::FilteredRE2 filter(kMinAtomLength);
-  RE2::Options options;  // as the catalog compiles its patterns: UTF-8, case-sensitive
-  options.set_log_errors(false);
-  int id = 0;
   // A pattern ending at the line's end ("via NET/IB/0\s*$": the channel is not GDRDMA) is
   // told apart by where its text stops, which no string says: its gate would be on every
   // channel line, and RE2 would reject most of them. Vectorscan takes it as a regex.
   if (ends_with_anchor(pattern)) return {};
+  re2::FilteredRE2 filter(kMinAtomLength);
+  RE2::Options options;  // as the catalog compiles its patterns: UTF-8, case-sensitive
+  options.set_log_errors(false);
+  int id = 0;
   if (filter.Add(pattern, options, &id) != RE2::NoError) return {};
   std::vector<std::string> atoms;
   filter.Compile(&atoms);
-  if (atoms.empty()) return {};
   // FilteredRE2 says which patterns can match a text holding a given set of atoms (an
   // AND/OR tree over them). A set of strings is a gate when a text holding every atom but
   // those cannot match: then every matching line holds one of them. Start from every
@@ -344,6 +340,12 @@ std::vector<std::string> prefilter_gate(const std::string& pattern) {
     return true;
   };
   std::vector<char> in_gate(atoms.size(), 0);
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < atoms.size(); ++i)
+    if (usable(atoms[i])) {
+      in_gate[i] = 1;
+      order.push_back(i);
+    }
   std::vector<int> present, potential;
   auto is_gate = [&] {
     present.clear();
@@ -353,36 +355,25 @@ std::vector<std::string> prefilter_gate(const std::string& pattern) {
     filter.AllPotentials(present, &potential);
     return potential.empty();
   };
-  // A gate among the usable atoms, or an empty set.
-  auto find_gate = [&] {
-    std::vector<std::size_t> order;
-    for (std::size_t i = 0; i < atoms.size(); ++i) {
-      in_gate[i] = usable(atoms[i]);
-      if (in_gate[i]) order.push_back(i);
-    }
-    std::vector<std::string> gate;
-    if (order.empty() || !is_gate()) return gate;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return atoms[a].size() < atoms[b].size();
-    });
-    for (std::size_t i : order) {
-      in_gate[i] = 0;
-      if (!is_gate()) in_gate[i] = 1;
-    }
-    for (std::size_t i = 0; i < atoms.size(); ++i)
-      if (in_gate[i]) gate.push_back(atoms[i]);
-    // A string holding another gate string adds no line: "via net/ib" where "via net/" is.
-    std::vector<std::string> kept;
-    for (const auto& a : gate) {
-      bool redundant = false;
-      for (const auto& b : gate)
-        if (&a != &b && b.size() < a.size() && a.find(b) != std::string::npos) redundant = true;
-      if (!redundant) kept.push_back(a);
-    }
-    std::sort(kept.begin(), kept.end());
-    return kept;
-  };
-  return find_gate();
+  if (order.empty() || !is_gate()) return {};
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return atoms[a].size() < atoms[b].size(); });
+  for (std::size_t i : order) {
+    in_gate[i] = 0;
+    if (!is_gate()) in_gate[i] = 1;
+  }
+  // A string holding another gate string adds no line: "via net/ib" where "via net/" is.
+  std::vector<std::string> gate;
+  for (std::size_t i = 0; i < atoms.size(); ++i) {
+    if (!in_gate[i]) continue;
+    bool redundant = false;
+    for (std::size_t j = 0; j < atoms.size() && !redundant; ++j)
+      redundant = j != i && in_gate[j] && atoms[j].size() < atoms[i].size() &&
+                  atoms[i].find(atoms[j]) != std::string::npos;
+    if (!redundant) gate.push_back(atoms[i]);
+  }
+  std::sort(gate.begin(), gate.end());
+  return gate;
 }
 
 namespace {
