@@ -112,10 +112,7 @@ class PieceScanner {
       if (!session && p.strategy == analysis::ScanStrategy::kPrefilter)
         if (const analysis::Prefilter* pf = catalog_.prefilter()) session.emplace(*pf);
       analysis::Prefilter::Session* reused = session ? &*session : nullptr;
-      const std::vector<char> full = state.events_full;
       if (!src.read || !scan_read(src, p, state, reused, buffer)) {
-        state.reset(catalog_);
-        state.events_full = full;
         if (src.prefetch) src.prefetch(p.begin, p.end);
         analysis::scan_text(catalog_, src.file, src.text, p.begin, 0, state, p.end, p.strategy,
                             reused);
@@ -147,7 +144,8 @@ class PieceScanner {
   }
 
   // Scans piece `p` from copies read kReadChunk at a time into `buffer`, each cut after its
-  // last line end. False when a read came up short (the caller scans the piece again).
+  // last line end. False when a read came up short: `state` is then as it was given (the
+  // caller scans the piece again).
   bool scan_read(const ScanSource& src, const Piece& p, analysis::ScanState& state,
                  analysis::Prefilter::Session* session, std::vector<char>& buffer) {
     if (buffer.size() < kReadChunk) buffer.resize(kReadChunk);
@@ -156,7 +154,12 @@ class PieceScanner {
     while (pos < p.end) {
       const std::size_t want = std::min(buffer.size() - held, p.end - pos - held);
       if (want > 0) {
-        if (src.read(pos + held, buffer.data() + held, want) != want) return false;
+        if (src.read(pos + held, buffer.data() + held, want) != want) {
+          std::vector<char> full = std::move(state.events_full);  // set before the scan
+          state.reset(catalog_);
+          state.events_full = std::move(full);
+          return false;
+        }
         held += want;
       }
       std::size_t cut = held;
