@@ -18,6 +18,15 @@
 
 namespace ff::cli {
 
+namespace {
+
+// Descriptors kept open for InputFile::read, across every open file (the language server
+// opens files for as long as it runs): at most kKeptOpenAtMost.
+constexpr int kKeptOpenAtMost = 64;
+std::atomic<int> kept_open{0};
+
+}  // namespace
+
 InputFile::InputFile(std::string name, std::string_view text, void* map, std::size_t map_len,
                      std::string owned)
     : name_(std::move(name)), text_(text), map_(map), map_len_(map_len), owned_(std::move(owned)) {
@@ -43,7 +52,10 @@ InputFile::InputFile(InputFile&& o) noexcept
 InputFile::~InputFile() {
   sigbus::unprotect(guard_);
   if (map_) munmap(map_, map_len_);
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ >= 0) {
+    ::close(fd_);
+    --kept_open;
+  }
 }
 
 std::size_t InputFile::read(std::size_t offset, char* buffer, std::size_t len) const {
@@ -206,13 +218,12 @@ bool open_one(const std::string& path, std::vector<InputFile>& out, InputError& 
   // A big file is scanned through read() (InputFile::read); a bounded number are kept
   // open for it, so thousands of per-rank logs cannot exhaust the descriptors.
   constexpr std::size_t kReadFrom = std::size_t{8} << 20;
-  constexpr int kKeptOpenAtMost = 64;
-  static std::atomic<int> kept_open{0};
-  const bool keep = map != MAP_FAILED && len >= kReadFrom && kept_open < kKeptOpenAtMost;
-  if (keep)
-    ++kept_open;
-  else
-    ::close(fd);
+  bool keep = false;
+  if (map != MAP_FAILED && len >= kReadFrom) {
+    keep = ++kept_open <= kKeptOpenAtMost;
+    if (!keep) --kept_open;
+  }
+  if (!keep) ::close(fd);
   if (map == MAP_FAILED) {
     // Some files (procfs, some network filesystems) cannot be mapped; read them instead.
     int fd2 = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -230,7 +241,10 @@ bool open_one(const std::string& path, std::vector<InputFile>& out, InputError& 
   std::string_view text(static_cast<const char*>(map), len);
   if (auto hint = compressed_hint(text.substr(0, 8)); !hint.empty()) {
     ::munmap(map, len);
-    if (keep) ::close(fd);
+    if (keep) {
+      ::close(fd);
+      --kept_open;
+    }
     error = {path, hint};
     return false;
   }
