@@ -75,11 +75,7 @@ std::size_t find_control_byte(std::string_view text, std::size_t from, std::size
   return find_control_scalar(text, from, to);
 }
 
-bool may_contain_escapes(std::string_view line) {
-  // C0 controls but TAB (line ends too, for callers passing more than a line), and DEL.
-  if (find_control_byte(line, 0, line.size()) < line.size()) return true;
-  if (std::memchr(line.data(), '\n', line.size()) || std::memchr(line.data(), '\r', line.size()))
-    return true;
+bool may_contain_sgr_residue(std::string_view line) {
   // Bare SGR residue only matters at the start of a line or after a space, where pasted
   // logs carry it; checking for "[0m"-like text anywhere is cheap enough.
   const void* p = std::memchr(line.data(), '[', line.size());
@@ -91,6 +87,14 @@ bool may_contain_escapes(std::string_view line) {
     p = std::memchr(line.data() + i + 1, '[', line.size() - i - 1);
   }
   return false;
+}
+
+bool may_contain_escapes(std::string_view line) {
+  // C0 controls but TAB (line ends too, for callers passing more than a line), and DEL.
+  if (find_control_byte(line, 0, line.size()) < line.size()) return true;
+  if (std::memchr(line.data(), '\n', line.size()) || std::memchr(line.data(), '\r', line.size()))
+    return true;
+  return may_contain_sgr_residue(line);
 }
 
 namespace {

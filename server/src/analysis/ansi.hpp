@@ -34,6 +34,9 @@ struct CleanLine {
 
 // True when the line may contain something strip_ansi would remove (cheap check).
 bool may_contain_escapes(std::string_view line);
+// The part of that check left for a line known to hold no control byte and no line end
+// (find_control_byte found none): a bare "[0m"-like residue of a colour code.
+bool may_contain_sgr_residue(std::string_view line);
 
 // The first byte in [from, to) of `text` that strip_ansi always removes, i.e. a C0 control
 // byte other than TAB, LF and CR (ESC is one), or DEL; `to` when there is none. Vectorised

@@ -74,7 +74,8 @@ struct LineMatcher {
   void operator()(const LineSpan& span) { run(span, nullptr, false); }
 
   // Only `entries` (prefilter candidates) against the line; `cleaned_already` when
-  // `cleaned` holds this line's stripped text.
+  // `cleaned` holds this line's stripped text, else the line holds no control byte (the
+  // prefiltered scan looked for them on the way: find_control_byte).
   void operator()(const LineSpan& span, std::vector<int>& entries, bool cleaned_already) {
     run(span, &entries, cleaned_already);
   }
@@ -86,7 +87,7 @@ struct LineMatcher {
     if (cleaned_already) {
       line = cleaned.text;
       stripped = true;
-    } else if (may_contain_escapes(line)) {
+    } else if (entries ? may_contain_sgr_residue(line) : may_contain_escapes(line)) {
       strip_ansi(line, cleaned);
       line = cleaned.text;
       stripped = true;
