@@ -588,6 +588,31 @@ bool has_root_cause(const json& publication) {
 
 }  // namespace
 
+TEST_CASE("lsp disk reader: a big file's bytes, whole or from an offset, with room to grow",
+          "[lsp]") {
+  // Files of 8 MB and more are copied with pread(), smaller ones from their mapping: both
+  // give the file's bytes from the offset asked for to its end.
+  TempDir dir;
+  auto reader = cli::make_lsp_disk_reader();
+  for (std::size_t size : {std::size_t{3} << 20, (std::size_t{9} << 20) + 17}) {
+    INFO(size << " bytes");
+    std::string text;
+    for (std::size_t i = 0; text.size() < size; ++i)
+      text += "host-" + std::to_string(i % 97) + ":1:1 [0] NCCL INFO line " + std::to_string(i) + "\n";
+    text.resize(size);
+    auto file = dir.path / ("f" + std::to_string(size) + ".log");
+    std::ofstream(file, std::ios::binary) << text;
+    auto whole = reader->read_from(file.string(), 0);
+    CHECK(whole.from == 0);
+    CHECK(whole.size == size);
+    CHECK(whole.bytes == text);
+    CHECK(whole.bytes.capacity() > size);  // appends land in place
+    auto tail = reader->read_from(file.string(), size - 1000);
+    CHECK(tail.from == size - 1000);
+    CHECK(tail.bytes == text.substr(size - 1000));
+  }
+}
+
 TEST_CASE("lsp server: a file read from disk is published, reported and followed as it grows",
           "[lsp]") {
   constexpr std::size_t kLimit = 64 * 1024;

@@ -44,8 +44,15 @@ class MappedDiskReader : public lsp::DiskFileReader {
     piece.size = text.size();
     std::size_t n = text.size() - piece.from;
     piece.bytes.reserve(piece.from == 0 ? lsp::text_capacity_for(n) : n);
-    // Window by window, each window's pages dropped once copied: a 200 MB file costs its
-    // copy, not its copy and its mapping.
+    // A big file is copied with pread() (InputFile::read: cheaper than touching a fresh
+    // mapping); otherwise, or when the read comes up short, window by window from the
+    // mapping, each window's pages dropped once copied: a 200 MB file costs its copy, not
+    // its copy and its mapping.
+    if (f.readable()) {
+      piece.bytes.resize(n);
+      if (f.read(piece.from, piece.bytes.data(), n) == n) return piece;
+      piece.bytes.clear();
+    }
     constexpr std::size_t kWindow = std::size_t{16} << 20;
     for (std::size_t at = piece.from; at < text.size(); at += kWindow) {
       std::size_t end = std::min(text.size(), at + kWindow);
