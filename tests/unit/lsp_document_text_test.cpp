@@ -258,12 +258,7 @@ TEST_CASE("document text: appends stay exact when a context rule's lines are onl
   CHECK(full.counted[0].count == 52);
   auto in_pieces = [](const analysis::Catalog& c, std::string_view whole, std::size_t base,
                       std::size_t first_line, analysis::ScanState& state, std::size_t end) {
-    parallel::ScanSource src;
-    src.text = whole;
-    src.begin = base;
-    src.end = end;
-    src.first_line = first_line;
-    parallel::scan(c, {src}, state, {2, 300});
+    parallel::scan_range(c, whole, base, first_line, state, end, {2, 300});
   };
   for (bool pieces : {false, true}) {
     INFO("in pieces: " << pieces);

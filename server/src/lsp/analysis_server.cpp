@@ -16,12 +16,7 @@ namespace {
 // pieces side by side (a small append is one piece, scanned on the analysis thread itself).
 void scan_on_every_core(const analysis::Catalog& catalog, std::string_view whole, std::size_t base,
                         std::size_t first_line, analysis::ScanState& state, std::size_t end) {
-  parallel::ScanSource src;
-  src.text = whole;
-  src.begin = base;
-  src.end = end;
-  src.first_line = first_line;
-  parallel::scan(catalog, {src}, state, {});
+  parallel::scan_range(catalog, whole, base, first_line, state, end);
 }
 
 Failure not_open(const std::string& uri) {

@@ -237,4 +237,15 @@ std::vector<std::size_t> scan(const analysis::Catalog& catalog,
   return scanner.lines_scanned();
 }
 
+void scan_range(const analysis::Catalog& catalog, std::string_view whole, std::size_t base,
+                std::size_t first_line, analysis::ScanState& into, std::size_t end,
+                const ScanOptions& options) {
+  ScanSource src;
+  src.text = whole;
+  src.begin = base;
+  src.end = end;
+  src.first_line = first_line;
+  scan(catalog, {src}, into, options);
+}
+
 }  // namespace ff::parallel

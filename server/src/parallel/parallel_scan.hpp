@@ -46,4 +46,10 @@ std::vector<std::size_t> scan(const analysis::Catalog& catalog,
                               const std::vector<ScanSource>& sources, analysis::ScanState& into,
                               const ScanOptions& options);
 
+// Scans [base, end) of one text, whose line at `base` is line `first_line`, into `into`
+// (block context may look before `base`): the language server's document scans.
+void scan_range(const analysis::Catalog& catalog, std::string_view whole, std::size_t base,
+                std::size_t first_line, analysis::ScanState& into, std::size_t end,
+                const ScanOptions& options = {});
+
 }  // namespace ff::parallel
