@@ -72,6 +72,10 @@ void attribute_from_block(std::string_view text, Event& ev) {
   std::string_view own = std::string_view(ev.text).substr(std::min(ev.source.body, ev.text.size()));
   bool record_field = !own.empty() && (own.front() == ' ' || own.front() == '\t') &&
                       own.find(':') != std::string_view::npos;
+  // Everything below the record walk is for an event whose rank is not known yet: a line
+  // that names its rank and is no record field needs no line above it (most events; the
+  // lines above may not even be in memory: the scan reads a big file through a buffer).
+  if (!record_field && rank_known) return;
   // Error chains and tracebacks need only a few lines above; records up to kLookback.
   std::string_view prev[kLookback];
   std::size_t n = previous_lines(text, ev.offset, prev, record_field ? kLookback : 8);
