@@ -13,6 +13,8 @@
 
 #include "builtin_catalog.hpp"
 #include "analysis/analyze.hpp"
+#include "analysis/blocks.hpp"
+#include "analysis/line_source.hpp"
 #include "analysis/scan.hpp"
 #include "cli/input_files.hpp"
 #include "cli/rule_set.hpp"
@@ -271,5 +273,39 @@ TEST_CASE("scan pieces: a source read into a buffer scans as its mapping does", 
     CHECK(from_buffer.rule_hits == mapped.rule_hits);
     CHECK(from_buffer.checks_seen == mapped.checks_seen);
     require_same_events(mapped.events, from_buffer.events);
+  }
+}
+
+TEST_CASE("block context: the lines above an event are read from the copy only where they lie in it",
+          "[scan]") {
+  // An exception line without the "[rankN]:" prefix takes its rank from the traceback above
+  // it; here the prefixed line is three lines up. A scan from copies passes the copy as
+  // `near`: where the copy starts below that line, the lines above must come from the
+  // whole text, or the rank is lost.
+  const std::string text =
+      "NCCL INFO Bootstrap : Using eth0\n"
+      "[rank3]:Traceback (most recent call last):\n"
+      "  File \"/workspace/train.py\", line 12, in <module>\n"
+      "    step()\n"
+      "RuntimeError: CUDA error: an illegal memory access was encountered\n";
+  const std::size_t at = text.find("RuntimeError");
+  auto event = [&] {
+    analysis::Event ev;
+    ev.offset = at;
+    ev.text = text.substr(at, text.size() - 1 - at);
+    ev.source = analysis::parse_line_source(ev.text);
+    return ev;
+  };
+  analysis::Event whole = event();
+  analysis::attribute_from_block(text, whole);
+  REQUIRE(whole.source.rank == 3);
+  // Copies that start at each line start: below the traceback's head, at it, above it.
+  for (std::size_t from = 0; from <= at; from = text.find('\n', from) + 1) {
+    INFO("the copy starts at offset " << from);
+    const std::string copy = text.substr(from);
+    analysis::Event ev = event();
+    analysis::attribute_from_block(text, ev, copy, from);
+    CHECK(ev.source.rank == whole.source.rank);
+    if (from == at) break;
   }
 }

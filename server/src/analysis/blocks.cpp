@@ -62,7 +62,24 @@ std::size_t previous_lines(std::string_view text, std::size_t offset, std::strin
   return n;
 }
 
-void attribute_from_block(std::string_view text, Event& ev) {
+namespace {
+
+// previous_lines, from `near` when every line it returns lies there: the walk ends before
+// reaching near's start, or near starts where text does.
+std::size_t lines_above(std::string_view text, std::string_view near, std::size_t near_base,
+                        std::size_t offset, std::string_view* out, std::size_t max_lines) {
+  if (!near.empty() && offset >= near_base && offset - near_base <= near.size()) {
+    std::size_t n = previous_lines(near, offset - near_base, out, max_lines);
+    if (n == max_lines || near_base == 0 || (n > 0 && out[n - 1].data() != near.data()))
+      return n;
+  }
+  return previous_lines(text, offset, out, max_lines);
+}
+
+}  // namespace
+
+void attribute_from_block(std::string_view text, Event& ev, std::string_view near,
+                          std::size_t near_base) {
   const auto& p = patterns();
 
   // torchelastic summary: the event line is a field ("  exitcode  : -9") of a failure
@@ -78,7 +95,8 @@ void attribute_from_block(std::string_view text, Event& ev) {
   if (!record_field && rank_known) return;
   // Error chains and tracebacks need only a few lines above; records up to kLookback.
   std::string_view prev[kLookback];
-  std::size_t n = previous_lines(text, ev.offset, prev, record_field ? kLookback : 8);
+  std::size_t n =
+      lines_above(text, near, near_base, ev.offset, prev, record_field ? kLookback : 8);
   for (std::size_t i = 0; record_field && i < n; ++i) {
     std::string line = clean(prev[i]);
     re2::StringPiece a, b;

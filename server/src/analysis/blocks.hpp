@@ -15,8 +15,12 @@
 namespace ff::analysis {
 
 // Fills in rank, host and time for `ev` from the block around it when the line itself does
-// not carry them. `text` is the whole input the event came from.
-void attribute_from_block(std::string_view text, Event& ev);
+// not carry them. `text` is the whole input the event came from; `near`, when given, holds
+// the same bytes as text[near_base, near_base + near.size()) and is read instead where the
+// lines above the event lie in it (a big file is scanned from copies: its mapping is slow
+// to read for the first time, page by page).
+void attribute_from_block(std::string_view text, Event& ev, std::string_view near = {},
+                          std::size_t near_base = 0);
 
 // Returns up to `max_lines` lines that end just before `offset` (nearest last).
 // Exposed for tests.

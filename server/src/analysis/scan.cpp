@@ -64,6 +64,11 @@ struct LineMatcher {
   const Catalog& catalog;
   std::size_t file;
   std::string_view whole;
+  // The part being scanned as it is in memory (a copy read from the file, or part of
+  // `whole`) and its offset in `whole`: the lines above an event are read from it when
+  // they lie in it.
+  std::string_view near;
+  std::size_t near_base;
   ScanState& state;
   CleanLine cleaned;
   std::vector<PatternHit> hits;
@@ -134,7 +139,7 @@ struct LineMatcher {
     ev.match_begin = stripped ? cleaned.raw_offset(h.match_begin) : h.match_begin;
     ev.match_end = stripped ? cleaned.raw_offset(h.match_end) : h.match_end;
     apply_captures(ev);
-    attribute_from_block(whole, ev);
+    attribute_from_block(whole, ev, near, near_base);
     state.events.push_back(std::move(ev));
   }
 };
@@ -164,7 +169,7 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
   if (!copy.empty() && copy.size() == text.size()) text = copy;
   LineCursor cursor(text, first_line, base);
   LineSpan span;
-  LineMatcher match{catalog, file, whole, state, {}, {}, {}, {}};
+  LineMatcher match{catalog, file, whole, text, base, state, {}, {}, {}, {}};
   state.bytes += text.size();
 
   const Prefilter* pf = nullptr;
