@@ -105,6 +105,44 @@ bool special(unsigned char c) {
   return (c < 0x20 && c != '\t') || c == 0x7f || c == '[';
 }
 
+std::size_t find_special_scalar(std::string_view s, std::size_t from) {
+  for (std::size_t i = from; i < s.size(); ++i)
+    if (special(static_cast<unsigned char>(s[i]))) return i;
+  return s.size();
+}
+
+#if defined(__x86_64__)
+// As find_control_avx2, with LF, CR and '[' special too.
+__attribute__((target("avx2"))) std::size_t find_special_avx2(std::string_view s,
+                                                              std::size_t from) {
+  const char* p = s.data();
+  const __m256i c1f = _mm256_set1_epi8(0x1f);
+  const __m256i tab = _mm256_set1_epi8('\t');
+  const __m256i del = _mm256_set1_epi8(0x7f);
+  const __m256i bracket = _mm256_set1_epi8('[');
+  std::size_t i = from;
+  for (; i + 32 <= s.size(); i += 32) {
+    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    __m256i low = _mm256_cmpeq_epi8(_mm256_max_epu8(v, c1f), c1f);
+    __m256i hit = _mm256_or_si256(
+        _mm256_andnot_si256(_mm256_cmpeq_epi8(v, tab), low),
+        _mm256_or_si256(_mm256_cmpeq_epi8(v, del), _mm256_cmpeq_epi8(v, bracket)));
+    auto m = static_cast<std::uint32_t>(_mm256_movemask_epi8(hit));
+    if (m) return i + static_cast<std::size_t>(__builtin_ctz(m));
+  }
+  return find_special_scalar(s, i);
+}
+#endif
+
+// The first special byte of s at or after `from`; s.size() when there is none. A coloured
+// line is mostly plain text: this skips it 32 bytes at a time.
+std::size_t next_special(std::string_view s, std::size_t from) {
+#if defined(__x86_64__)
+  if (cpu_has_avx2()) return find_special_avx2(s, from);
+#endif
+  return find_special_scalar(s, from);
+}
+
 }  // namespace
 
 void strip_ansi(std::string_view s, CleanLine& out) {
@@ -123,11 +161,9 @@ void strip_ansi(std::string_view s, CleanLine& out) {
   std::size_t i = 0;
   std::size_t plain = 0;  // start of the bytes not yet kept or dropped
   while (i < s.size()) {
+    i = next_special(s, i);
+    if (i >= s.size()) break;
     unsigned char c = static_cast<unsigned char>(s[i]);
-    if (!special(c)) {
-      ++i;
-      continue;
-    }
     if (c == '[') {
       std::size_t end;
       if ((i == 0 || s[i - 1] == ' ' || s[i - 1] == ':') && is_sgr_residue(s, i, end)) {
