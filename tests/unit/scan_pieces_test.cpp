@@ -276,8 +276,9 @@ TEST_CASE("scan pieces: a source read into a buffer scans as its mapping does", 
   }
 }
 
-TEST_CASE("block context: the lines above an event are read from the copy only where they lie in it",
-          "[scan]") {
+TEST_CASE(
+    "block context: the lines above an event are read from the copy only where they lie in it",
+    "[scan]") {
   // An exception line without the "[rankN]:" prefix takes its rank from the traceback above
   // it; here the prefixed line is three lines up. A scan from copies passes the copy as
   // `near`: where the copy starts below that line, the lines above must come from the

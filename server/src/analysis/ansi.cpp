@@ -124,9 +124,9 @@ __attribute__((target("avx2"))) std::size_t find_special_avx2(std::string_view s
   for (; i + 32 <= s.size(); i += 32) {
     __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
     __m256i low = _mm256_cmpeq_epi8(_mm256_max_epu8(v, c1f), c1f);
-    __m256i hit = _mm256_or_si256(
-        _mm256_andnot_si256(_mm256_cmpeq_epi8(v, tab), low),
-        _mm256_or_si256(_mm256_cmpeq_epi8(v, del), _mm256_cmpeq_epi8(v, bracket)));
+    __m256i hit =
+        _mm256_or_si256(_mm256_andnot_si256(_mm256_cmpeq_epi8(v, tab), low),
+                        _mm256_or_si256(_mm256_cmpeq_epi8(v, del), _mm256_cmpeq_epi8(v, bracket)));
     auto m = static_cast<std::uint32_t>(_mm256_movemask_epi8(hit));
     if (m) return i + static_cast<std::size_t>(__builtin_ctz(m));
   }

@@ -70,8 +70,7 @@ std::size_t lines_above(std::string_view text, std::string_view near, std::size_
                         std::size_t offset, std::string_view* out, std::size_t max_lines) {
   if (!near.empty() && offset >= near_base && offset - near_base <= near.size()) {
     std::size_t n = previous_lines(near, offset - near_base, out, max_lines);
-    if (n == max_lines || near_base == 0 || (n > 0 && out[n - 1].data() != near.data()))
-      return n;
+    if (n == max_lines || near_base == 0 || (n > 0 && out[n - 1].data() != near.data())) return n;
   }
   return previous_lines(text, offset, out, max_lines);
 }
@@ -95,8 +94,7 @@ void attribute_from_block(std::string_view text, Event& ev, std::string_view nea
   if (!record_field && rank_known) return;
   // Error chains and tracebacks need only a few lines above; records up to kLookback.
   std::string_view prev[kLookback];
-  std::size_t n =
-      lines_above(text, near, near_base, ev.offset, prev, record_field ? kLookback : 8);
+  std::size_t n = lines_above(text, near, near_base, ev.offset, prev, record_field ? kLookback : 8);
   for (std::size_t i = 0; record_field && i < n; ++i) {
     std::string line = clean(prev[i]);
     re2::StringPiece a, b;
