@@ -252,7 +252,7 @@ def main():
         sizes = [s for s in sizes if s <= 100]
         args.runs = 1
         args.nodes, args.node_mb = min(args.nodes, 32), min(args.node_mb, 4)
-    if args.only == "scale":
+    if args.only in ("scale", "lsp"):
         sizes = []
     os.makedirs(args.out, exist_ok=True)
     patterns = os.path.join(args.out, "patterns.txt")
