@@ -3,6 +3,7 @@
 #include "jsonio/json_reader.hpp"
 
 #include <catch2/catch.hpp>
+#include <future>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -192,4 +193,27 @@ TEST_CASE("json reader: a big string is read whole, with the room to grow asked 
   CHECK(j->at("text").get_ref<const std::string&>().capacity() < text.size() + 4096);
   // Small messages after a big one parse as before.
   CHECK(reader.parse(padded("{\"id\":1}"))->at("id") == 1);
+}
+
+TEST_CASE("json reader: buffers prepared ahead, for the text's size or another, parse the same",
+          "[json]") {
+  std::string text(3 << 20, 'y');
+  for (std::size_t i = 0; i < text.size(); i += 700) text[i] = '"';
+  const std::string body = json{{"text", text}, {"n", 7}}.dump();
+  JsonReader reader;
+  const auto plain = reader.parse(padded(body));
+  REQUIRE(plain);
+  // Prepared on another thread, as the language server does while a body arrives; then
+  // prepared too small (the parse allocates its own) and far too big.
+  for (std::size_t size : {body.size(), std::size_t{100}, body.size() * 3}) {
+    INFO("prepared for " << size << " bytes");
+    auto buffers = std::async(std::launch::async, [size] { return JsonReader::prepare(size); });
+    reader.adopt(buffers.get());
+    auto j = reader.parse(padded(body));
+    REQUIRE(j);
+    CHECK(*j == *plain);
+  }
+  // Not adopted: dropped without harm; the reader goes on with its own.
+  { JsonReader::Buffers unused = JsonReader::prepare(body.size()); }
+  CHECK(reader.parse(padded("[1,2]"))->size() == 2);
 }

@@ -70,3 +70,31 @@ TEST_CASE("message reader: responses and bad notifications are ignored, never an
   CHECK(std::holds_alternative<MessageReader::Ignored>(
       read(r, R"({"jsonrpc":"2.0","method":"textDocument/didOpen","params":"x"})")));
 }
+
+TEST_CASE("message reader: a body prepared for while it arrived reads as any other", "[lsp]") {
+  // The transport announces a big body (prepare_for_body) and the next read takes the
+  // memory prepared for it: the document's string and the parser's buffers.
+  std::string text(2 << 20, 'z');
+  for (std::size_t i = 0; i < text.size(); i += 90) text[i] = '\n';
+  const json msg = {{"jsonrpc", "2.0"},
+                    {"method", "textDocument/didOpen"},
+                    {"params",
+                     {{"textDocument",
+                       {{"uri", "file:///a.log"}, {"languageId", "log"}, {"version", 1},
+                        {"text", text}}}}}};
+  const std::string body = msg.dump();
+  MessageReader reader;
+  for (std::size_t announced : {body.size(), body.size() / 2}) {
+    INFO("announced " << announced << " bytes");
+    reader.prepare_for_body(announced);
+    auto out = read(reader, body);
+    REQUIRE(std::holds_alternative<json>(out));
+    CHECK(std::get<json>(out) == msg);
+  }
+  // Prepared, then dropped (the message did not come): the next one reads as usual.
+  reader.prepare_for_body(body.size());
+  reader.drop_prepared();
+  auto out = read(reader, R"({"jsonrpc":"2.0","id":3,"method":"shutdown"})");
+  REQUIRE(std::holds_alternative<json>(out));
+  CHECK(std::get<json>(out).at("id") == 3);
+}

@@ -4,6 +4,11 @@
 
 #include <cstdint>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
 namespace ff::jsonio {
 
 static_assert(kPadding == simdjson::SIMDJSON_PADDING, "the parser's padding");
@@ -76,6 +81,41 @@ JsonReader::JsonReader(LongString long_string) : impl_(std::make_unique<Impl>())
 }
 
 JsonReader::~JsonReader() = default;
+
+struct JsonReader::Buffers::State {
+  std::unique_ptr<simdjson::dom::parser> parser;
+};
+
+JsonReader::Buffers::Buffers() = default;
+JsonReader::Buffers::~Buffers() = default;
+JsonReader::Buffers::Buffers(Buffers&&) noexcept = default;
+JsonReader::Buffers& JsonReader::Buffers::operator=(Buffers&&) noexcept = default;
+
+JsonReader::Buffers JsonReader::prepare(std::size_t size) {
+  Buffers out;
+  auto parser = std::make_unique<simdjson::dom::parser>();
+  // The parser's own buffers (structural indexes) and the document's (tape, strings): what
+  // parse() would allocate for a text of this size.
+  if (parser->allocate(size) != simdjson::SUCCESS ||
+      parser->doc.allocate(size) != simdjson::SUCCESS)
+    return out;  // the parse allocates (and reports) as usual
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  // The strings of a text take at most its size; whole pages only. A kernel without the
+  // call (before 5.14) leaves the faults to the parse.
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto base = reinterpret_cast<std::uintptr_t>(parser->doc.string_buf.get());
+  const std::uintptr_t begin = (base + page - 1) / page * page;
+  const std::uintptr_t end = (base + size) / page * page;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+#endif
+  out.state_ = std::make_unique<Buffers::State>();
+  out.state_->parser = std::move(parser);
+  return out;
+}
+
+void JsonReader::adopt(Buffers buffers) {
+  if (buffers.state_ && buffers.state_->parser) impl_->parser = std::move(buffers.state_->parser);
+}
 
 std::optional<nlohmann::json> JsonReader::parse(std::string_view text, bool padded,
                                                 std::string* error) {

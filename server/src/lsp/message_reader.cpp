@@ -22,7 +22,13 @@ MessageReader::Outcome MessageReader::read(const Frame& frame) {
   }
   std::string why;
   auto t0 = std::chrono::steady_clock::now();
+  if (prepared_.valid()) {
+    Prepared p = prepared_.get();
+    reader_.adopt(std::move(p.parser));
+    prepared_text_ = std::move(p.text);
+  }
   std::optional<json> parsed = reader_.parse(frame.body, &why);
+  prepared_text_ = std::string();  // what the parse did not take
   if (frame.body.size() >= (std::size_t{1} << 20))
     spdlog::debug(
         "parsed a {} byte message in {:.1f} ms", frame.body.size(),
@@ -58,7 +64,9 @@ MessageReader::Outcome MessageReader::read(const Frame& frame) {
 
 void MessageReader::prepare_for_body(std::size_t size) {
   if (prepared_.valid()) return;  // already preparing for this message
-  prepared_ = std::async(std::launch::async, [size] { return prepared_text_storage(size); });
+  prepared_ = std::async(std::launch::async, [size] {
+    return Prepared{prepared_text_storage(size), jsonio::JsonReader::prepare(size)};
+  });
 }
 
 void MessageReader::drop_prepared() {
@@ -66,8 +74,8 @@ void MessageReader::drop_prepared() {
 }
 
 std::string MessageReader::long_string(std::size_t size) {
-  std::string s;
-  if (prepared_.valid()) s = prepared_.get();
+  std::string s = std::move(prepared_text_);
+  prepared_text_ = std::string();
   if (s.capacity() < size) {
     s = std::string();
     s.reserve(text_capacity_for(size));

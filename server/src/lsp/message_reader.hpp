@@ -36,15 +36,21 @@ class MessageReader {
   // an integer or string id if any, object or array params if any), or why not.
   Outcome read(const Frame& frame);
 
-  // A body of `size` bytes is arriving: memory for its long string is faulted in on
-  // another thread meanwhile; the next read() takes it, drop_prepared() gives it back.
+  // A body of `size` bytes is arriving: memory for its long string and the parser's
+  // buffers are faulted in on another thread meanwhile; the next read() takes them,
+  // drop_prepared() gives them back.
   void prepare_for_body(std::size_t size);
   void drop_prepared();
 
  private:
+  struct Prepared {
+    std::string text;                    // storage for the body's long string
+    jsonio::JsonReader::Buffers parser;  // the parser's buffers for the body
+  };
   std::string long_string(std::size_t size);
   jsonio::JsonReader reader_{[this](std::size_t size) { return long_string(size); }};
-  std::future<std::string> prepared_;
+  std::future<Prepared> prepared_;
+  std::string prepared_text_;  // taken from prepared_ by read(), until the parse uses it
 };
 
 }  // namespace ff::lsp
