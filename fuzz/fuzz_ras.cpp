@@ -8,6 +8,7 @@
 
 #include "evidence/ras_lines.hpp"
 #include "evidence/ras_report.hpp"
+#include "jsonio/document_text.hpp"
 #include "report/report.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -18,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // The conclusions as lines, written over the report's text as `analyze` reads it.
     (void)ff::evidence::ras_analysis_text(text, ff::evidence::render_ras(*r));
     std::vector<ff::report::RasInput> in{{"fuzz", std::move(*r)}};
-    (void)ff::report::ras_json(in).dump();
+    (void)ff::jsonio::document_text(ff::report::ras_json(in));  // as `analyze --format json`
     (void)ff::report::ras_text(in, false);
   } else if (std::get<ff::evidence::RasParseError>(parsed).line == 0) {
     __builtin_trap();  // errors always name a line

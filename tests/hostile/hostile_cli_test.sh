@@ -228,6 +228,14 @@ check "nvidia-smi binary: exit 0 or 2 (rc=$rc)" test $rc -eq 0 -o $rc -eq 2
 printf '<system version="1"><cpu numaid="0"><pci busid=' >"$tmp/cut-nccl.xml"
 expect_refused "broken NCCL topology XML" "cut-nccl.xml" topo --nccl-topo "$tmp/cut-nccl.xml"
 expect_refused "topology file is /dev/zero" "/dev/zero" topo --nccl-topo /dev/zero
+# Names that are not UTF-8 (a device name, a variable's value): JSON still written, the
+# bytes as U+FFFD (nlohmann's default serializer throws on them: "internal error", exit 1).
+sed 's/name="eth0"/name="eth\xff0"/' "$tests/data/topologies/nccl-topo-dump/azure-azhpc-images-ncv4-topo.xml" >"$tmp/latin1-topo.xml"
+$T "$ff" topo --nccl-topo "$tmp/latin1-topo.xml" --env "NCCL_IB_HCA=mlx5_$(printf '\xfe')" --format json >"$tmp/o.json" 2>"$tmp/e"
+rc=$?
+check "topology names not UTF-8: exit 0 (rc=$rc)" test $rc -eq 0
+check "topology names not UTF-8: valid JSON" valid_json "$tmp/o.json"
+check "topology names not UTF-8: the byte is U+FFFD" grep -q $'eth\xef\xbf\xbd0' "$tmp/o.json"
 
 # --- --mask: nothing identifying survives, in any format -----------------------------------
 cat >"$tmp/mask.log" <<EOF

@@ -66,8 +66,9 @@ TEST_CASE("hostile: fuzz regressions replay without a crash", "[hostile]") {
   // A server destroyed while its analysis ran posted the result through a null scheduler.
   CHECK(replay("lsp_server", ff_fuzz_lsp_server) >= 1);
   replay("summary", ff_fuzz_summary);
-  // A RAS JSON pid of 1.5e39 was converted to long long (undefined; UBSan).
-  CHECK(replay("ras", ff_fuzz_ras) >= 1);
+  // A RAS JSON pid of 1.5e39 was converted to long long (undefined; UBSan); a version line
+  // with bytes that are not UTF-8 was serialised by nlohmann's throwing default.
+  CHECK(replay("ras", ff_fuzz_ras) >= 2);
   // The summary seeds run through the whole target: read, merged twice, written and read
   // again (a summary the writer wrote that the reader refuses traps).
   {

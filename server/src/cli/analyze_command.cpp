@@ -13,6 +13,7 @@
 #include "cli/rule_set.hpp"
 #include "cli/scan_inputs.hpp"
 #include "fix/fix_cli.hpp"
+#include "jsonio/document_text.hpp"
 #include "report/mask.hpp"
 #include "report/report.hpp"
 #include "report/summary.hpp"
@@ -63,22 +64,27 @@ int run_analyze(const std::vector<std::string>& args) {
       "rules,r", po::value(&rule_dirs)->value_name("DIR")->composing(),
       "also load rules from DIR (repeatable); a rule with a built-in id replaces it")(
       "no-builtin-rules", "use only the rules given with --rules")(
-      "mask", "replace host, user and IP names, home paths and tokens with pseudonyms "
-              "(host-1, user-1, ip-1, token-1) before printing")(
+      "mask",
+      "replace host, user and IP names, home paths and tokens with pseudonyms "
+      "(host-1, user-1, ip-1, token-1) before printing")(
       "color", po::value(&color)->value_name("WHEN"), "auto (default), always or never")(
-      "threads,j", po::value(&threads)->value_name("N"), "scan on N threads (default: one per core; a big file is split between them)")(
-      "summary", "write a summary of the inputs (JSON, docs/JSON.md) instead of a diagnosis, "
-                 "to be merged with other nodes' summaries by a later analyze (docs/SCALE.md)");
+      "threads,j", po::value(&threads)->value_name("N"),
+      "scan on N threads (default: one per core; a big file is split between them)")(
+      "summary",
+      "write a summary of the inputs (JSON, docs/JSON.md) instead of a diagnosis, "
+      "to be merged with other nodes' summaries by a later analyze (docs/SCALE.md)");
   // Quick fixes (docs/FIXES.md).
   fix::FixCliOptions fixo;
   po::options_description fix_opts("Fixes (see docs/FIXES.md)");
-  fix_opts.add_options()("fix", "print the fix as a unified diff of the launch files (after '#' notes); "
-                                "--format json: a JSON document of the edits; --mask applies")(
+  fix_opts.add_options()("fix",
+                         "print the fix as a unified diff of the launch files (after '#' notes); "
+                         "--format json: a JSON document of the edits; --mask applies")(
       "apply", "with --fix: write the edits (atomically; permissions kept)")(
       "fix-file", po::value(&fixo.files)->value_name("FILE")->composing(),
       "a launch file --fix may edit (sbatch/bash script, Python entry point, compose file, "
-      "pod YAML); repeatable")("topology", po::value(&fixo.topology)->value_name("FILE"),
-                              "hwloc XML, NCCL topology XML or `nvidia-smi topo -m` output of a node")(
+      "pod YAML); repeatable")(
+      "topology", po::value(&fixo.topology)->value_name("FILE"),
+      "hwloc XML, NCCL topology XML or `nvidia-smi topo -m` output of a node")(
       "workspace", po::value(&fixo.workspace)->value_name("DIR"),
       "root that edits must stay inside, also searched for topology files (default: .)");
   opts.add(fix_opts);
@@ -126,7 +132,8 @@ int run_analyze(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   auto loaded = load_catalog(rule_dirs, !vm.count("no-builtin-rules"));
-  for (const auto& p : loaded.problems) std::cerr << "firstfault: warning: " << p.to_string() << "\n";
+  for (const auto& p : loaded.problems)
+    std::cerr << "firstfault: warning: " << p.to_string() << "\n";
 
   std::vector<InputFile> inputs;
   InputError err;
@@ -164,7 +171,8 @@ int run_analyze(const std::vector<std::string>& args) {
     // input as a whole is unusable.
     bool usable = ev.dumps > 0 || ev.dump_problems.size() < given;
     for (const auto& p : ev.dump_problems)
-      std::cerr << "firstfault analyze: " << (usable ? "warning: " : "") << p.path << ": " << p.message << "\n";
+      std::cerr << "firstfault analyze: " << (usable ? "warning: " : "") << p.path << ": "
+                << p.message << "\n";
     if (!usable && summaries.empty()) return kExitUsage;
     for (const auto& p : ev.ras_problems)
       std::cerr << "firstfault analyze: warning: " << p.path << ":" << p.message << "\n";
@@ -184,8 +192,10 @@ int run_analyze(const std::vector<std::string>& args) {
   }
   ScanOptions so;
   so.pieces.threads = threads;
-  if (strategy == "every-line") so.strategy = analysis::ScanStrategy::kEveryLine;
-  else if (strategy == "prefilter") so.strategy = analysis::ScanStrategy::kPrefilter;
+  if (strategy == "every-line")
+    so.strategy = analysis::ScanStrategy::kEveryLine;
+  else if (strategy == "prefilter")
+    so.strategy = analysis::ScanStrategy::kPrefilter;
   else if (strategy != "auto") {
     std::cerr << "firstfault analyze: unknown --scan-strategy '" << strategy << "'\n";
     return kExitUsage;
@@ -228,7 +238,7 @@ int run_analyze(const std::vector<std::string>& args) {
     // Masked for sharing, like the report (the files written by --apply are not).
     if (format == "json") {
       if (mask) masker.mask(doc);
-      fix_out = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+      fix_out = jsonio::document_text(doc);
     } else if (mask) {
       fix_out = masker.mask(fix_out);
     }
@@ -246,14 +256,14 @@ int run_analyze(const std::vector<std::string>& args) {
     auto j = report::to_json(loaded.catalog, result);
     if (!ras.empty()) j["ras"] = report::ras_json(ras);
     if (mask) masker.mask(j);
-    out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // bad UTF-8: U+FFFD
+    out = jsonio::document_text(j);
     keep_until_exit(std::move(j));
   } else if (format == "sarif") {
     // columns in UTF-16 units of the raw lines
     std::vector<std::string_view> texts = std::move(job_texts);
     auto j = report::to_sarif(loaded.catalog, result, texts);
     if (mask) masker.mask(j);
-    out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // bad UTF-8: U+FFFD
+    out = jsonio::document_text(j);
     keep_until_exit(std::move(j));
   } else {
     report::TextOptions to;

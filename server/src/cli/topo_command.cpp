@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "jsonio/document_text.hpp"
 #include "topology/hwloc_loader.hpp"
 #include "topology/nccl_log_topology.hpp"
 #include "topology/nccl_topo_parser.hpp"
@@ -103,7 +104,7 @@ int run_topo(const std::vector<std::string>& args) {
   }
   auto analysis = topology::analyze_topology(std::move(*loaded.topology), copt);
   // Render fully before writing anything, so a failure never leaves half a document.
-  std::string out = format == "json" ? topology::render_json(analysis).dump(2) + "\n"
+  std::string out = format == "json" ? jsonio::document_text(topology::render_json(analysis))
                                      : topology::render_text(analysis);
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
