@@ -1,9 +1,11 @@
 // libFuzzer: the LSP base-protocol framing (FrameParser), fed in chunks whose sizes come
 // from the input, with a small message limit so the oversized-body path is reached. Each
-// complete body is parsed as JSON the way the server's reader thread does.
+// complete body is parsed as JSON the way the server's reader thread does, and again with
+// long strings lifted from a few bytes on (jsonio/long_strings.hpp): the two must agree.
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,12 +24,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (parser.buffered() > limit + ff::lsp::kMaxHeaderBytes + 64) __builtin_trap();  // unbounded
   }
   ff::jsonio::JsonReader reader;
+  ff::jsonio::JsonReader lifting([](std::size_t) { return std::string(); }, 1 + data[0] % 16);
   for (const auto& f : frames) {
     if (f.kind != ff::lsp::Frame::Kind::kMessage) continue;
     if (f.body.size() > limit) __builtin_trap();
     if (f.body.capacity() - f.body.size() < ff::lsp::kBodyPadding) __builtin_trap();
     auto j = reader.parse(f.body);
     if (j) (void)j->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::string why;
+    auto lifted = lifting.parse(f.body, &why);
+    if (lifted.has_value() != j.has_value() || (j && *lifted != *j)) __builtin_trap();
   }
   (void)parser.mid_message();
   return 0;

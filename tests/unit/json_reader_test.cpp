@@ -3,10 +3,12 @@
 #include "jsonio/json_reader.hpp"
 
 #include <catch2/catch.hpp>
-#include <future>
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <random>
 #include <string>
+#include <vector>
 
 using ff::jsonio::JsonReader;
 using json = nlohmann::json;
@@ -195,25 +197,147 @@ TEST_CASE("json reader: a big string is read whole, with the room to grow asked 
   CHECK(reader.parse(padded("{\"id\":1}"))->at("id") == 1);
 }
 
-TEST_CASE("json reader: buffers prepared ahead, for the text's size or another, parse the same",
-          "[json]") {
-  std::string text(3 << 20, 'y');
-  for (std::size_t i = 0; i < text.size(); i += 700) text[i] = '"';
-  const std::string body = json{{"text", text}, {"n", 7}}.dump();
+namespace {
+
+// A reader that lifts strings of `min` raw bytes or more, recording the storage asked for.
+struct LiftingReader {
+  std::vector<std::size_t> asked;
   JsonReader reader;
-  const auto plain = reader.parse(padded(body));
-  REQUIRE(plain);
-  // Prepared on another thread, as the language server does while a body arrives; then
-  // prepared too small (the parse allocates its own) and far too big.
-  for (std::size_t size : {body.size(), std::size_t{100}, body.size() * 3}) {
-    INFO("prepared for " << size << " bytes");
-    auto buffers = std::async(std::launch::async, [size] { return JsonReader::prepare(size); });
-    reader.adopt(buffers.get());
-    auto j = reader.parse(padded(body));
+  explicit LiftingReader(std::size_t min)
+      : reader(
+            [this](std::size_t n) {
+              asked.push_back(n);
+              std::string s;
+              s.reserve(n);
+              return s;
+            },
+            min) {}
+};
+
+// Lifted or not, the same verdict and the same value (types included).
+void same_either_way(const std::string& body, std::size_t min) {
+  INFO(json(body).dump(-1, ' ', false, json::error_handler_t::replace) << " lifting from " << min);
+  JsonReader plain;
+  LiftingReader lifting(min);
+  std::string why_plain, why_lifted;
+  auto want = plain.parse(padded(body), &why_plain);
+  auto got = lifting.reader.parse(padded(body), &why_lifted);
+  REQUIRE(got.has_value() == want.has_value());
+  if (want)
+    same_as_nlohmann(*got, *want);
+  else
+    CHECK(why_lifted == why_plain);
+}
+
+}  // namespace
+
+TEST_CASE("json reader: long strings lifted out of the text read as the text does", "[json]") {
+  // The storage asked for is the raw content's size (17 bytes here, 11 unescaped): the
+  // string was lifted, not parsed by simdjson and copied.
+  {
+    LiftingReader r(8);
+    const std::string raw = R"(a\nb\"c\\d\u00e9f)";
+    auto j = r.reader.parse(padded("{\"text\":\"" + raw + R"(","k":"short"})"));
     REQUIRE(j);
-    CHECK(*j == *plain);
+    CHECK(j->at("text") ==
+          "a\nb\"c\\d\xc3\xa9"
+          "f");
+    CHECK(j->at("k") == "short");
+    CHECK(r.asked == std::vector<std::size_t>{raw.size()});
   }
-  // Not adopted: dropped without harm; the reader goes on with its own.
-  { JsonReader::Buffers unused = JsonReader::prepare(body.size()); }
-  CHECK(reader.parse(padded("[1,2]"))->size() == 2);
+  // Hand-written cases: escapes and backslash runs at every place a 16-byte block can put
+  // them, long keys, several long strings, and each way a string's content can be invalid.
+  std::vector<std::string> bodies = {
+      R"({"a":"0123456789abcd\n","b":"0123456789abcde\n","c":"0123456789abcdef\n"})",
+      R"(["\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\", "x\\\"y\\\\\"z\\\\\\\"w"])",
+      R"({"0123456789abcdefghij":"v","k":{"0123456789abcdefghij":["0123456789abcdefghij"]}})",
+      R"({"k":"0123456789abcdefghij","k":"zyxwvutsrqponmlkjihg0"})",  // the last one wins
+      R"(["emoji \ud83d\ude00 and \uD83D\uDE00 and é中😀 raw", "nul \u0000 in the middle"])",
+      R"(["0123456789abcdef\/\b\f\r\t\u001b[0m", 1, -2, 3.5, true, null, {}])",
+      R"(["0123456789abcdefghij\ud800"])",          // lone high surrogate
+      R"(["0123456789abcdefghij\ud800\u0041"])",    // high then no low
+      R"(["0123456789abcdefghij\udc00xx"])",        // lone low
+      R"(["0123456789abcdefghij\x"])",              // unknown escape
+      R"(["0123456789abcdefghij\u12G4"])",          // bad hex
+      R"(["0123456789abcdefghij\u12"])",            // cut \u
+      "[\"0123456789abcdefghij\tx\"]",              // unescaped control byte
+      "[\"0123456789abcde\x01\"]",                  // in the first block
+      "[\"0123456789abcdefghijklmnopqrstu\xc3\"]",  // UTF-8 cut at the end
+      "[\"0123456789abcdefghijklmnopq\xff rst\"]",  // not UTF-8
+      R"(["0123456789abcdefghij")",                 // not closed
+      R"(["0123456789abcdefghij\"])",               // not closed (escaped quote)
+      R"(["0123456789abcdefghij"] x)",              // trailing garbage after it
+      R"({"a":"0123456789abcdefghij" "b":1})",      // missing comma
+      R"(["0123456789abcdefghij", 1e999])",         // a number for nlohmann to judge
+      R"(["0123456789abcdefghij", 123456789012345678901234567890])",
+  };
+  for (const auto& b : bodies)
+    for (std::size_t min : {1, 8, 20, 1000}) same_either_way(b, min);
+}
+
+TEST_CASE("json reader: random texts and their mutations read the same lifted or not", "[json]") {
+  std::mt19937 rng(20261204);
+  const std::vector<std::string> pieces = {"a",
+                                           "Z",
+                                           " ",
+                                           "\"",
+                                           "\\",
+                                           "/",
+                                           "\n",
+                                           "\t",
+                                           "\r",
+                                           "\x01",
+                                           "\x1f",
+                                           "\x7f",
+                                           "\xc3\xa9",
+                                           "\xe4\xb8\xad",
+                                           "\xf0\x9f\x98\x80",
+                                           "NCCL WARN ",
+                                           "0123456789abcdef",
+                                           "\\u00",
+                                           "{",
+                                           "]"};
+  auto random_string = [&](std::size_t n) {
+    std::string s;
+    while (s.size() < n) s += pieces[rng() % pieces.size()];
+    return s;
+  };
+  std::function<json(int)> random_value = [&](int depth) -> json {
+    switch (depth > 2 ? rng() % 3 : rng() % 5) {
+      case 0:
+        return random_string(rng() % 40);
+      case 1:
+        return static_cast<int>(rng() % 1000) - 500;
+      case 2:
+        return rng() % 2 == 0;
+      case 3: {
+        json a = json::array();
+        for (int i = rng() % 4; i > 0; --i) a.push_back(random_value(depth + 1));
+        return a;
+      }
+      default: {
+        json o = json::object();
+        for (int i = rng() % 4; i > 0; --i) o[random_string(rng() % 24)] = random_value(depth + 1);
+        return o;
+      }
+    }
+  };
+  for (int round = 0; round < 1500; ++round) {
+    std::string body = random_value(0).dump(-1, ' ', rng() % 2 == 0);  // ASCII-escaped or not
+    // Up to three byte edits: most mutants are invalid, some in a string's content.
+    for (int edits = rng() % 4; edits > 0 && !body.empty(); --edits) {
+      std::size_t at = rng() % body.size();
+      switch (rng() % 3) {
+        case 0:
+          body[at] = "\"\\\x01u\xff{}:,0"[rng() % 11];
+          break;
+        case 1:
+          body.erase(at, 1);
+          break;
+        default:
+          body.insert(at, 1, "\"\\nu\x80 "[rng() % 6]);
+      }
+    }
+    same_either_way(body, 1 + rng() % 24);
+  }
 }

@@ -73,7 +73,7 @@ TEST_CASE("message reader: responses and bad notifications are ignored, never an
 
 TEST_CASE("message reader: a body prepared for while it arrived reads as any other", "[lsp]") {
   // The transport announces a big body (prepare_for_body) and the next read takes the
-  // memory prepared for it: the document's string and the parser's buffers.
+  // memory prepared for it: the storage the document's string is unescaped into.
   std::string text(2 << 20, 'z');
   for (std::size_t i = 0; i < text.size(); i += 90) text[i] = '\n';
   const json msg = {{"jsonrpc", "2.0"},

@@ -253,7 +253,10 @@ TEST_CASE("rank-scoped NCCL_DEBUG lint: hostile input stays fast and bounded", "
   while (big.size() < 8u << 20)
     big += "if [ \"$SLURM_NODEID\" = 0 ]; then export A=1; else export B=2; fi\n";
   CHECK(lint("big.sh", big).empty());
-  CHECK(std::chrono::duration<double>(clock::now() - t0).count() < 10.0);
+  // A guard against a blow-up, not a speed measurement (bench/ does those): the whole case
+  // takes under a second optimised and about 6 s under ASan, alone; a quadratic walk of the
+  // 8 MB script would take hours. Loaded sanitizer runs took 13 s, over the 10 s once here.
+  CHECK(std::chrono::duration<double>(clock::now() - t0).count() < 120.0);
 }
 
 // The scope the fix engine reads (debug_setting_scope): the same scan as the warnings.

@@ -1,5 +1,7 @@
 #include "cli/heap_prefault.hpp"
 
+#include "memory/populate.hpp"
+
 #if defined(__linux__) && defined(__GLIBC__)
 #include <malloc.h>
 #include <sys/mman.h>
@@ -24,10 +26,7 @@ void prefault_heap([[maybe_unused]] std::size_t bytes) {
   while (n < 8 && static_cast<char*>(::sbrk(0)) == before) held[n++] = std::malloc(100 * 1024);
   for (int i = 0; i < n; ++i) std::free(held[i]);
   char* after = static_cast<char*>(::sbrk(0));
-  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-  auto begin = (reinterpret_cast<std::uintptr_t>(before) + page - 1) & ~(page - 1);
-  auto end = reinterpret_cast<std::uintptr_t>(after) & ~(page - 1);
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+  if (after > before) memory::populate_for_write(before, static_cast<std::size_t>(after - before));
   // Later growth goes back to glibc's default padding (128 KiB). Setting any of these
   // parameters ends glibc's dynamic mmap threshold, which would have risen to the size of
   // the first large block freed (up to 32 MiB) and the trim threshold with it: set both to

@@ -4,10 +4,7 @@
 
 #include <cstdint>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#include <unistd.h>
-#endif
+#include "jsonio/long_strings.hpp"
 
 namespace ff::jsonio {
 
@@ -21,18 +18,36 @@ using json = nlohmann::json;
 // After a message this big the parser's buffers (tape and strings, several times the
 // message) are given back rather than kept for the next, usually tiny, message.
 constexpr std::size_t kKeepCapacity = std::size_t{8} << 20;
-constexpr std::size_t kLongString = std::size_t{1} << 20;
+
+// The strings lifted out of a text (long_strings.hpp), handed back to the conversion as it
+// meets their places: it visits strings, keys included, in text order.
+struct Lifted {
+  std::vector<LiftedText::Span> spans;
+  std::vector<std::string> values;
+  std::size_t next = 0;     // the next span to place
+  std::size_t ordinal = 0;  // strings visited so far
+  // The lifted value when the string visited now is the next lifted one.
+  std::string* take() {
+    std::size_t at = ordinal++;
+    if (next < spans.size() && spans[next].ordinal == at) return &values[next++];
+    return nullptr;
+  }
+};
 
 // Recursion depth is bounded by the parser's max_depth (kMaxJsonDepth).
-json convert(simdjson::dom::element e, const LongString& long_string) {
+json convert(simdjson::dom::element e, const LongString& long_string, std::size_t long_bytes,
+             Lifted* lifted) {
   using simdjson::dom::element_type;
   switch (e.type()) {
     case element_type::OBJECT: {
       json j = json::object();
       simdjson::dom::object obj = e.get_object().value_unsafe();
       // Duplicate keys: the last one wins, as with nlohmann's parser.
-      for (simdjson::dom::key_value_pair kv : obj)
-        j[std::string(kv.key)] = convert(kv.value, long_string);
+      for (simdjson::dom::key_value_pair kv : obj) {
+        std::string* key = lifted ? lifted->take() : nullptr;
+        json v = convert(kv.value, long_string, long_bytes, lifted);
+        j[key ? std::move(*key) : std::string(kv.key)] = std::move(v);
+      }
       return j;
     }
     case element_type::ARRAY: {
@@ -40,13 +55,14 @@ json convert(simdjson::dom::element e, const LongString& long_string) {
       simdjson::dom::array arr = e.get_array().value_unsafe();
       auto& v = j.get_ref<json::array_t&>();
       v.reserve(arr.size());
-      for (simdjson::dom::element x : arr) v.push_back(convert(x, long_string));
+      for (simdjson::dom::element x : arr) v.push_back(convert(x, long_string, long_bytes, lifted));
       return j;
     }
     case element_type::STRING: {
+      if (std::string* value = lifted ? lifted->take() : nullptr) return json(std::move(*value));
       std::string_view s = e.get_string().value_unsafe();
       std::string str;
-      if (long_string && s.size() >= kLongString) str = long_string(s.size());
+      if (long_string && s.size() >= long_bytes) str = long_string(s.size());
       str.append(s);
       return json(std::move(str));
     }
@@ -71,60 +87,54 @@ json convert(simdjson::dom::element e, const LongString& long_string) {
 
 struct JsonReader::Impl {
   LongString long_string;
+  std::size_t long_bytes = kLongStringBytes;
   std::unique_ptr<simdjson::dom::parser> parser;
   void fresh() { parser = std::make_unique<simdjson::dom::parser>(); }
 };
 
-JsonReader::JsonReader(LongString long_string) : impl_(std::make_unique<Impl>()) {
+JsonReader::JsonReader(LongString long_string, std::size_t long_string_bytes)
+    : impl_(std::make_unique<Impl>()) {
   impl_->long_string = std::move(long_string);
+  impl_->long_bytes = long_string_bytes;
   impl_->fresh();
 }
 
 JsonReader::~JsonReader() = default;
 
-struct JsonReader::Buffers::State {
-  std::unique_ptr<simdjson::dom::parser> parser;
-};
-
-JsonReader::Buffers::Buffers() = default;
-JsonReader::Buffers::~Buffers() = default;
-JsonReader::Buffers::Buffers(Buffers&&) noexcept = default;
-JsonReader::Buffers& JsonReader::Buffers::operator=(Buffers&&) noexcept = default;
-
-JsonReader::Buffers JsonReader::prepare(std::size_t size) {
-  Buffers out;
-  auto parser = std::make_unique<simdjson::dom::parser>();
-  // The parser's own buffers (structural indexes) and the document's (tape, strings): what
-  // parse() would allocate for a text of this size.
-  if (parser->allocate(size) != simdjson::SUCCESS ||
-      parser->doc.allocate(size) != simdjson::SUCCESS)
-    return out;  // the parse allocates (and reports) as usual
-#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
-  // The strings of a text take at most its size; whole pages only. A kernel without the
-  // call (before 5.14) leaves the faults to the parse.
-  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const auto base = reinterpret_cast<std::uintptr_t>(parser->doc.string_buf.get());
-  const std::uintptr_t begin = (base + page - 1) / page * page;
-  const std::uintptr_t end = (base + size) / page * page;
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
-#endif
-  out.state_ = std::make_unique<Buffers::State>();
-  out.state_->parser = std::move(parser);
+std::optional<nlohmann::json> JsonReader::parse_lifted(std::string_view text) {
+  LiftedText rest;
+  if (!lift_long_strings(text, impl_->long_bytes, kPadding, rest)) return std::nullopt;
+  simdjson::dom::element root;
+  // Whatever the rest's parse says is not final: on any error the whole text is parsed as
+  // before, for the same error (or nlohmann's verdict on numbers) and the same message.
+  if (impl_->parser->parse(rest.rest.data(), rest.rest.size(), false).get(root)) {
+    return std::nullopt;
+  }
+  Lifted lifted;
+  lifted.values.reserve(rest.spans.size());
+  for (const auto& span : rest.spans) {
+    std::string value = impl_->long_string(span.end - span.begin);
+    if (!unescape_string(text.substr(span.begin, span.end - span.begin), value))
+      return std::nullopt;
+    lifted.values.push_back(std::move(value));
+  }
+  lifted.spans = std::move(rest.spans);
+  json out = convert(root, impl_->long_string, impl_->long_bytes, &lifted);
+  if (impl_->parser->capacity() > kKeepCapacity) impl_->fresh();
   return out;
-}
-
-void JsonReader::adopt(Buffers buffers) {
-  if (buffers.state_ && buffers.state_->parser) impl_->parser = std::move(buffers.state_->parser);
 }
 
 std::optional<nlohmann::json> JsonReader::parse(std::string_view text, bool padded,
                                                 std::string* error) {
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  if (impl_->long_string && text.size() >= impl_->long_bytes) {
+    if (auto j = parse_lifted(text)) return j;
+  }
   simdjson::dom::element root;
   auto err = impl_->parser->parse(text.data(), text.size(), !padded).get(root);
   std::optional<json> out;
   if (!err) {
-    out = convert(root, impl_->long_string);
+    out = convert(root, impl_->long_string, impl_->long_bytes, nullptr);
   } else if (err == simdjson::NUMBER_ERROR || err == simdjson::CAPACITY) {
     // Valid JSON may hold numbers simdjson does not represent; nlohmann decides.
     json j = json::parse(text, nullptr, false);

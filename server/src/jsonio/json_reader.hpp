@@ -34,10 +34,17 @@ inline constexpr std::size_t kPadding = 64;
 // still arriving saves faulting it in afterwards. Empty: exactly the size.
 using LongString = std::function<std::string(std::size_t size)>;
 
+// The size from which a string is a long one (raw content, between its quotes).
+inline constexpr std::size_t kLongStringBytes = std::size_t{1} << 20;
+
 // One per thread: it keeps simdjson's buffers between parses (released after a big one).
+// With a LongString, a long string value is unescaped once, straight into the storage it
+// gives, and the parser reads the rest of the text (long_strings.hpp); the values are the
+// same. `long_string_bytes` is the threshold (tests use small ones).
 class JsonReader {
  public:
-  explicit JsonReader(LongString long_string = {});
+  explicit JsonReader(LongString long_string = {},
+                      std::size_t long_string_bytes = kLongStringBytes);
   ~JsonReader();
   JsonReader(const JsonReader&) = delete;
   JsonReader& operator=(const JsonReader&) = delete;
@@ -51,27 +58,10 @@ class JsonReader {
     return parse(body, body.capacity() - body.size() >= kPadding, error);
   }
 
-  // The parser's buffers for a text of `size` bytes, allocated and, for the strings, faulted
-  // in ahead, on any thread. The parser writes every string value of a text into a buffer as
-  // large: for a 100 MB didOpen, faulting that in a page at a time during the parse was half
-  // of it (200 of 400 ms on the development machine).
-  class Buffers {
-   public:
-    Buffers();
-    ~Buffers();
-    Buffers(Buffers&&) noexcept;
-    Buffers& operator=(Buffers&&) noexcept;
-
-   private:
-    friend class JsonReader;
-    struct State;
-    std::unique_ptr<State> state_;
-  };
-  static Buffers prepare(std::size_t size);
-  // The next parse uses these buffers (then keeps or releases them as its own).
-  void adopt(Buffers buffers);
-
  private:
+  // The text with its long strings lifted (long_strings.hpp); nothing when none is long, or
+  // the text or a lifted string is not one simdjson accepts (then parse() reads it whole).
+  std::optional<nlohmann::json> parse_lifted(std::string_view text);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

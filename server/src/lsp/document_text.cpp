@@ -1,11 +1,10 @@
 #include "lsp/document_text.hpp"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+
+#include "memory/populate.hpp"
 
 namespace ff::lsp {
 
@@ -33,14 +32,9 @@ std::size_t text_capacity_for(std::size_t size) {
 std::string prepared_text_storage(std::size_t size) {
   std::string s;
   s.reserve(text_capacity_for(size));
-#ifdef MADV_POPULATE_WRITE
-  // Whole pages inside the allocation only; a kernel without the call (before 5.14) leaves
-  // the faults to the copy, as before.
-  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-  auto begin = (reinterpret_cast<std::uintptr_t>(s.data()) + page - 1) / page * page;
-  auto end = (reinterpret_cast<std::uintptr_t>(s.data()) + s.capacity()) / page * page;
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
-#endif
+  // The text's own pages are touched as well, the spare room (appends) only mapped.
+  memory::populate_for_write(s.data(), s.capacity());
+  memory::touch_for_write(s.data(), size);
   return s;
 }
 

@@ -22,11 +22,7 @@ MessageReader::Outcome MessageReader::read(const Frame& frame) {
   }
   std::string why;
   auto t0 = std::chrono::steady_clock::now();
-  if (prepared_.valid()) {
-    Prepared p = prepared_.get();
-    reader_.adopt(std::move(p.parser));
-    prepared_text_ = std::move(p.text);
-  }
+  if (prepared_.valid()) prepared_text_ = prepared_.get();
   std::optional<json> parsed = reader_.parse(frame.body, &why);
   prepared_text_ = std::string();  // what the parse did not take
   if (frame.body.size() >= (std::size_t{1} << 20))
@@ -64,9 +60,7 @@ MessageReader::Outcome MessageReader::read(const Frame& frame) {
 
 void MessageReader::prepare_for_body(std::size_t size) {
   if (prepared_.valid()) return;  // already preparing for this message
-  prepared_ = std::async(std::launch::async, [size] {
-    return Prepared{prepared_text_storage(size), jsonio::JsonReader::prepare(size)};
-  });
+  prepared_ = std::async(std::launch::async, [size] { return prepared_text_storage(size); });
 }
 
 void MessageReader::drop_prepared() {

@@ -3,8 +3,9 @@
 // and checked against JSON-RPC 2.0. A document's text arrives as one long string, which
 // the document later adopts: it gets room to grow (text_capacity_for), in memory prepared
 // on another thread while the message was still arriving, when the transport said a big
-// body was coming. It answers nobody: the adapter (LspServer::accept) replies to what it
-// rejects.
+// body was coming, and the string is unescaped straight into it (jsonio/long_strings.hpp):
+// the parser itself only reads the small rest of the message. It answers nobody: the adapter
+// (LspServer::accept) replies to what it rejects.
 #pragma once
 
 #include <cstddef>
@@ -36,21 +37,16 @@ class MessageReader {
   // an integer or string id if any, object or array params if any), or why not.
   Outcome read(const Frame& frame);
 
-  // A body of `size` bytes is arriving: memory for its long string and the parser's
-  // buffers are faulted in on another thread meanwhile; the next read() takes them,
-  // drop_prepared() gives them back.
+  // A body of `size` bytes is arriving: memory for its long string is faulted in on
+  // another thread meanwhile; the next read() takes it, drop_prepared() gives it back.
   void prepare_for_body(std::size_t size);
   void drop_prepared();
 
  private:
-  struct Prepared {
-    std::string text;                    // storage for the body's long string
-    jsonio::JsonReader::Buffers parser;  // the parser's buffers for the body
-  };
   std::string long_string(std::size_t size);
   jsonio::JsonReader reader_{[this](std::size_t size) { return long_string(size); }};
-  std::future<Prepared> prepared_;
-  std::string prepared_text_;  // taken from prepared_ by read(), until the parse uses it
+  std::future<std::string> prepared_;  // storage for the body's long string
+  std::string prepared_text_;          // taken from prepared_ by read(), until the parse uses it
 };
 
 }  // namespace ff::lsp
