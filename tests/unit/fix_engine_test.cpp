@@ -357,6 +357,19 @@ TEST_CASE("env fixes: launch lines and blocks people write", "[fix]") {
     REQUIRE(find_block(twice, kEnvBlock, br));
     CHECK(twice.substr(br.begin).rfind("    # >>> firstfault:env >>>\n", 0) == 0);
   }
+  SECTION("a begin and an end marker of different ids enclose nothing") {
+    // Paired whatever their ids, these two hid the export between them from the first
+    // --fix, which put its block inside them; the second --fix then saw the export.
+    std::string orig =
+        "#!/bin/bash\n# >>> firstfault:other\n\nsrun true\nexport NCCL_DEBUG=WARN\n"
+        "# <<< firstfault:env <<<\n";
+    CHECK(generated_blocks(orig).empty());
+    std::string once = apply_all(orig, shell_env_edits(orig, env).edits);
+    CHECK(once.find("export NCCL_DEBUG=WARN") == std::string::npos);
+    CHECK(shell_env_edits(once, env).edits.empty());
+    // Same ids, with or without the closing arrows: a block.
+    CHECK(generated_blocks("# >>> firstfault:env\nx=1\n# <<< firstfault:env <<<\n").size() == 1);
+  }
   SECTION("one long line (a 1 MB quoted value) is text like any other") {
     std::string big(1 << 20, 'x');
     std::string orig = "import " + big + "\nimport os\nos.environ[\"NCCL_IB_HCA\"] = \"" + big +

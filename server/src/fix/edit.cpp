@@ -117,16 +117,33 @@ bool find_block(std::string_view text, std::string_view id, BlockRange& out) {
   return false;
 }
 
+namespace {
+
+// The id of a marker line ("# >>> firstfault:ID >>>" with prefix "# >>> firstfault:" and
+// suffix " >>>"; the suffix may be missing), or false when the line is no such marker.
+bool marker_id(std::string_view line, std::string_view prefix, std::string_view suffix,
+               std::string_view& id) {
+  if (line.substr(0, prefix.size()) != prefix) return false;
+  id = line.substr(prefix.size());
+  if (id.size() >= suffix.size() && id.substr(id.size() - suffix.size()) == suffix)
+    id.remove_suffix(suffix.size());
+  return true;
+}
+
+}  // namespace
+
 std::vector<BlockRange> generated_blocks(std::string_view text) {
   constexpr std::string_view kBegin = "# >>> firstfault:", kEnd = "# <<< firstfault:";
   std::vector<BlockRange> out;
   auto lines = split_lines(text);
   std::size_t open = std::string::npos;
+  std::string_view open_id, id;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     std::string_view t = trim(lines[i].text);
-    if (t.substr(0, kBegin.size()) == kBegin) {
+    if (marker_id(t, kBegin, " >>>", id)) {
       open = i;
-    } else if (open != std::string::npos && t.substr(0, kEnd.size()) == kEnd) {
+      open_id = id;
+    } else if (open != std::string::npos && marker_id(t, kEnd, " <<<", id) && id == open_id) {
       out.push_back({lines[open].begin, lines[i].next, open, i});
       open = std::string::npos;
     }

@@ -74,9 +74,13 @@ struct BlockRange {
   std::size_t begin = 0, end = 0;  // whole lines, end includes the last line ending
   std::size_t first_line = 0, last_line = 0;
 };
-// Every generated block, marker lines included, whatever its id: each end marker closes
-// the nearest begin marker above it; a begin marker never closed is not a block (a stray
-// one must not turn the rest of the file into "ours", nor lines down to a real block).
+// Every generated block, marker lines included, whatever its id: an end marker closes the
+// nearest begin marker above it when both carry the same id; a begin marker never closed is
+// not a block (a stray one must not turn the rest of the file into "ours", nor lines down
+// to a real block). Ids must match so that a block written between a stray begin and a
+// stray end cannot change what they enclose: with any end closing, `# >>> firstfault:x`
+// ... `# <<< firstfault:y` enclosed a whole script until a block was inserted inside it,
+// and the next --fix edited the lines that had been skipped (found by fuzz_fix).
 std::vector<BlockRange> generated_blocks(std::string_view text);
 // The first of those whose two markers both carry this id, if the text has one.
 bool find_block(std::string_view text, std::string_view id, BlockRange& out);
