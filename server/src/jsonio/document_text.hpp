@@ -10,9 +10,8 @@
 
 namespace ff::jsonio {
 
-template <class Json = nlohmann::json>
-std::string document_text(const Json& doc) {
-  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+inline std::string document_text(const nlohmann::json& doc) {
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace ff::jsonio

@@ -32,9 +32,9 @@ std::size_t text_capacity_for(std::size_t size) {
 std::string prepared_text_storage(std::size_t size) {
   std::string s;
   s.reserve(text_capacity_for(size));
-  // The text's own pages are touched as well, the spare room (appends) only mapped.
+  // All of it mapped; the text's own pages also touched (the spare room, for appends, not).
   memory::populate_for_write(s.data(), s.capacity());
-  memory::touch_for_write(s.data(), size);
+  memory::touch_pages(s.data(), size);
   return s;
 }
 
