@@ -13,6 +13,9 @@ net of the fixed cost, rule-count scaling, many files on all cores, start-up, th
 language server, and a job bigger than one machine's reading speed: --nodes generated node
 logs of --node-mb MB each, summarised in parallel (`analyze --summary`, as many processes
 as cores standing in for the nodes) and merged, against one process reading them all.
+Beside the ratios it prints their floor (ff_prefilter_floor, bench/prefilter_floor.cpp):
+reading the file and running the catalog's prefilter over it, the Vectorscan database every
+run scans every byte with, on every core, and nothing else; no run of this catalog can beat it.
 
 The binary measured is the one users run: the release build (static, -O3, what tools/release.sh
 packs), rebuilt first when its build tree build-portable-<arch>/ exists; otherwise the
@@ -212,7 +215,8 @@ def default_binary():
     changed since), else the development build. Returns (path, how it was built)."""
     release = os.path.join(ROOT, "build-portable-%s" % platform.machine())
     if os.path.isfile(os.path.join(release, "CMakeCache.txt")):
-        r = subprocess.run(["cmake", "--build", release, "-j%d" % (os.cpu_count() or 1), "--target", "firstfault"],
+        r = subprocess.run(["cmake", "--build", release, "-j%d" % (os.cpu_count() or 1), "--target", "firstfault",
+                            "ff_prefilter_floor"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if r.returncode != 0:
             sys.exit("benchmark: rebuilding the release binary in %s failed:\n%s" % (release, r.stderr[-2000:]))
@@ -220,6 +224,27 @@ def default_binary():
     return (os.path.join(ROOT, "build", "bin", "firstfault"),
             "the development build (shared libraries: start-up about 5 ms more than the release "
             "binary's; bash tools/release.sh --arch %s --no-vsix builds that)" % platform.machine())
+
+
+def floor_tool(ff):
+    """ff_prefilter_floor (bench/prefilter_floor.cpp) built beside the binary measured, else
+    the development build's; None when neither exists."""
+    for d in (os.path.dirname(ff), os.path.join(ROOT, "build", "bin")):
+        tool = os.path.join(d, "ff_prefilter_floor")
+        if os.access(tool, os.X_OK):
+            return tool
+    return None
+
+
+def prefilter_floor(tool, path, runs, extra=()):
+    """Seconds that reading `path` and the catalog's prefilter over it take on every core,
+    best of `runs`: what any `analyze` run over it costs at least on this machine, whatever
+    the rest of the code does. None without the tool."""
+    if not tool:
+        return None
+    r = subprocess.run([tool, "--runs", str(runs)] + list(extra) + [path], capture_output=True,
+                       text=True, check=True)
+    return json.loads(r.stdout)["seconds"]
 
 
 def main():
@@ -260,10 +285,14 @@ def main():
         subprocess.run([ff, "rules", "export-patterns"], stdout=f, check=True)
     n_patterns = sum(1 for _ in open(patterns))
     rep = Report()
+    floor = floor_tool(ff)
     print("machine: %d cores; firstfault %s; ripgrep %s; %d patterns" % (
         os.cpu_count(), subprocess.run([ff, "--version"], capture_output=True, text=True).stdout.strip(),
         subprocess.run([rg, "--version"], capture_output=True, text=True).stdout.split("\n")[0], n_patterns))
     print("binary: %s, %s" % (os.path.relpath(ff, ROOT) if ff.startswith(ROOT) else ff, built))
+    if not floor:
+        print("floor: ff_prefilter_floor not built (cmake --build build --target ff_prefilter_floor); "
+              "the prefilter-alone figures are left out")
 
     t_start = None
     if sizes:
@@ -296,6 +325,7 @@ def main():
                 five += ["-e", w]
             t_rg5, _ = best([rg, "-c", "-F"] + five + [path], args.runs)
             t_wc, _ = best(["wc", "-l", path], args.runs)
+            t_floor = prefilter_floor(floor, path, args.runs)
             rates[size], mbs[size] = mb / t_ff, mb
             print("%d MB %s: firstfault %.0f MB/s (%.3f s), rg all patterns %.0f MB/s (%.3f s), "
                   "rg five words %.0f MB/s (%.3f s), wc -l %.0f MB/s" % (
@@ -315,6 +345,13 @@ def main():
                         "%.2f" % (t_ff / t_rg), "<= 0.50", t_ff / t_rg <= 0.5)
             rep.add("%d MB %s: firstfault time / rg (five words)" % (size, label),
                     "%.2f" % (t_ff / t_rg5), "<= 2.00", t_ff / t_rg5 <= 2.0)
+            if t_floor:
+                # The floor of the ratio above: reading the file and the catalog's Vectorscan
+                # database over it, every core; no line counting, no RE2, no events, no report.
+                rep.note("%d MB %s: read + prefilter alone / rg (five words)" % (size, label),
+                         "%.2f (%.3f s)" % (t_floor / t_rg5, t_floor),
+                         "the floor of the ratio above; with start-up %.2f" % (
+                             (t_floor + t_start) / t_rg5))
             if size >= 1000 or size == max(sizes):
                 rss = peak_rss_mb([ff, "analyze", "--format", "json", path])
                 rep.add("%d MB %s: peak resident memory" % (size, label), "%.0f MB" % rss,
@@ -342,7 +379,7 @@ def main():
                      "the %g MB run takes %.1f ms; information, not the target" % (REF_MB, t_ref * 1000))
 
     if args.only in (None, "cli"):
-        cli_scaling(ff, args, rep)
+        cli_scaling(ff, args, rep, floor)
     if args.only in (None, "scale"):
         scale_out(ff, args, rep)
     if args.only in (None, "lsp"):
@@ -356,7 +393,7 @@ def main():
     return 1 if rep.failed else 0
 
 
-def cli_scaling(ff, args, rep):
+def cli_scaling(ff, args, rep, floor):
     """Rule count, many files and start-up."""
     # Rule scaling: the first 10 rules alone against the full catalog.
     path, _ = ensure_log(args.out, 100)
@@ -365,9 +402,19 @@ def cli_scaling(ff, args, rep):
         shutil.copy(os.path.join(ROOT, "rules", name), ten)
     t_full, _ = best([ff, "analyze", "--format", "json", path], args.runs)
     t_ten, _ = best([ff, "analyze", "--format", "json", "--no-builtin-rules", "--rules", ten, path], args.runs)
+    t_floor_ten = prefilter_floor(floor, path, args.runs, ["--no-builtin-rules", "--rules", ten])
     shutil.rmtree(ten)
     rep.add("rules: 10-rule catalog speed-up over the full one", "%.2fx" % (t_full / t_ten), "<= 1.5x",
             t_full / t_ten <= 1.5)
+    t_floor_full = prefilter_floor(floor, path, args.runs)
+    if t_floor_full:
+        # What the full catalog's run costs at least: reading the file and its prefilter (the
+        # 10 rules' is a few strings, scanned at memory speed), and the start-up of a process.
+        t_boot, _ = best([ff, "analyze", "--format", "json", ten_line_file(args.out)], 10)
+        rep.note("rules: full read + prefilter + start-up / 10-rule run", "%.2fx" % (
+                     (t_floor_full + t_boot) / t_ten),
+                 "the floor of the speed-up above; read + prefilter: full %.3f s, 10 rules %.3f s" % (
+                     t_floor_full, t_floor_ten))
 
     # Many files: 1,000 per-rank logs of 1 MB, one thread against all cores.
     if not args.quick:
