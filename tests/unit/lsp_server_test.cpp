@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -913,4 +914,45 @@ TEST_CASE("lsp server: logs in two folders are two jobs, each with its own root 
   // The second job left the first one alone: it was not analysed or published again.
   std::lock_guard<std::mutex> lock(c.mu);
   CHECK(n_method(c.received, "textDocument/publishDiagnostics", a) == 1);
+}
+
+TEST_CASE("lsp server: a document's version is an integer, or the open is refused", "[lsp]") {
+  Client c;
+  initialize(c, json::object());
+  auto open_as = [&](const std::string& uri, json version) {
+    c.send({notification("textDocument/didOpen",
+                         {{"textDocument", {{"uri", uri},
+                                            {"languageId", "log"},
+                                            {"version", std::move(version)},
+                                            {"text", sample_log()}}}})});
+  };
+  // Integers, and a number written with a zero fraction, are versions; a float out of any
+  // integer's range (fuzz_lsp_server: converting it was undefined behaviour), a fraction,
+  // a string are invalid params, and the document is not opened.
+  open_as("file:///tmp/v-int.log", 7);
+  open_as("file:///tmp/v-float-integral.log", 2.0);
+  open_as("file:///tmp/v-huge-unsigned.log", std::numeric_limits<std::uint64_t>::max());
+  open_as("file:///tmp/v-huge-float.log", 1.1111e39);
+  open_as("file:///tmp/v-fraction.log", 1.5);
+  open_as("file:///tmp/v-string.log", "3");
+  REQUIRE(c.wait([](const std::vector<json>& r) {
+    return n_publications(r, "file:///tmp/v-int.log", 7) == 1 &&
+           n_publications(r, "file:///tmp/v-float-integral.log", 2) == 1;
+  }));
+  REQUIRE(c.sync());
+  auto versions_of = [&](const std::string& uri) {
+    std::vector<json> out;
+    std::lock_guard<std::mutex> lock(c.mu);
+    for (const auto& m : c.received)
+      if (m.value("method", "") == "textDocument/publishDiagnostics" &&
+          m["params"]["uri"] == uri)
+        out.push_back(m["params"]["version"]);
+    return out;
+  };
+  auto huge = versions_of("file:///tmp/v-huge-unsigned.log");
+  REQUIRE(huge.size() == 1);
+  CHECK(huge[0].get<std::int64_t>() == std::numeric_limits<std::int64_t>::max());
+  CHECK(versions_of("file:///tmp/v-huge-float.log").empty());
+  CHECK(versions_of("file:///tmp/v-fraction.log").empty());
+  CHECK(versions_of("file:///tmp/v-string.log").empty());
 }

@@ -114,6 +114,19 @@ TEST_CASE("RAS JSON: ranks with fewer operations of any kind are behind", "[ras]
   CHECK(r.stuck_ranks == std::vector<int>{2});
 }
 
+TEST_CASE("RAS JSON: a count no integer can hold is no count", "[ras]") {
+  // A float out of range converted to an integer is undefined behaviour; such a count (and
+  // a rank or a status given so) is read as absent, and the other counts still compare.
+  std::string text = R"({"communicators": [{"hash": "0xabc", "size": 3, "ranks": [
+      {"rank": 0, "status": {"init_state": 1e300}, "collective_counts": {"AllReduce": 1e39, "Broadcast": 3}},
+      {"rank": 1e40, "collective_counts": {"AllReduce": 5, "Broadcast": 3}},
+      {"rank": 2, "collective_counts": {"AllReduce": -1e39, "Broadcast": 2.0}}]}]})";
+  auto r = parse_ok(text);
+  REQUIRE(r.communicators.size() == 1);
+  CHECK(r.communicators[0].errored.empty());
+  CHECK(r.communicators[0].behind == std::vector<int>{2});
+}
+
 TEST_CASE("RAS monitor: PEER_DEAD events in text and JSON", "[ras]") {
   for (const char* name : {"doc-monitor.txt", "doc-monitor.json"}) {
     INFO(name);

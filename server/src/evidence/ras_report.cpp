@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 namespace ff::evidence {
@@ -415,17 +416,22 @@ std::string json_str(const json& o, const char* key) {
   return {};
 }
 
-long long json_int(const json& o, const char* key, long long fallback) {
-  auto it = o.find(key);
-  if (it == o.end() || !it->is_number()) return fallback;
-  if (it->is_number_float()) {
-    // A float outside long long's range (or NaN) has no integer value: converting it is
-    // undefined, so it counts as absent.
-    double d = it->get<double>();
-    if (!(d > -9.2e18 && d < 9.2e18)) return fallback;
+// The integer value of a JSON number; none for anything else and for a float outside long
+// long's range (or NaN), which has no integer value: converting it is undefined.
+std::optional<long long> number_int(const json& v) {
+  if (!v.is_number()) return std::nullopt;
+  if (v.is_number_float()) {
+    double d = v.get<double>();
+    if (!(d > -9.2e18 && d < 9.2e18)) return std::nullopt;
     return static_cast<long long>(d);
   }
-  return it->get<long long>();
+  return v.get<long long>();
+}
+
+long long json_int(const json& o, const char* key, long long fallback) {
+  auto it = o.find(key);
+  if (it == o.end()) return fallback;
+  return number_int(*it).value_or(fallback);
 }
 
 RasRank json_rank(const json& j) {
@@ -464,9 +470,9 @@ std::variant<RasReport, RasParseError> parse_json_report(const json& j) {
         }
         if (auto cc = rj.find("collective_counts"); cc != rj.end() && cc->is_object()) {
           for (auto it = cc->begin(); it != cc->end(); ++it) {
-            if (!it->is_number()) continue;
-            long long n = it->is_number_float() ? static_cast<long long>(it->get<double>())
-                                                : it->get<long long>();
+            std::optional<long long> count = number_int(*it);
+            if (!count) continue;
+            long long n = *count;
             auto& g = groups[it.key()][n];
             g.op = it.key();
             g.launched = n;

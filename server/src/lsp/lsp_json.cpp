@@ -1,7 +1,9 @@
 #include "lsp/lsp_json.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace ff::lsp {
 
@@ -21,6 +23,25 @@ std::string uri_of(const json& params) {
   const json& uri = member(td, "uri", "textDocument.uri");
   if (!uri.is_string()) invalid_params("textDocument.uri must be a string");
   return uri.get<std::string>();
+}
+
+std::int64_t version_of(const json& params) {
+  const json& td = member(params, "textDocument", "textDocument");
+  if (!td.is_object() || !td.contains("version")) return 0;
+  const json& v = td["version"];
+  if (v.is_null()) return 0;
+  if (v.is_number_unsigned())
+    return static_cast<std::int64_t>(
+        std::min<std::uint64_t>(v.get<std::uint64_t>(), std::numeric_limits<std::int64_t>::max()));
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (v.is_number_float()) {
+    // 2^63 is exact as a double; everything below it and at or above -2^63 converts.
+    const double d = v.get<double>();
+    if (std::isfinite(d) && d == std::trunc(d) && d >= -9223372036854775808.0 &&
+        d < 9223372036854775808.0)
+      return static_cast<std::int64_t>(d);
+  }
+  invalid_params("textDocument.version must be an integer");
 }
 
 namespace {

@@ -5,6 +5,7 @@
 // (lsp_server.cpp) and its commands (lsp_commands.cpp) share them.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -37,6 +38,10 @@ struct RpcError {
 // JSON to typed. Each throws RpcError (kInvalidParams) naming what is missing or wrong.
 const nlohmann::json& member(const nlohmann::json& j, const char* key, const char* what);
 std::string uri_of(const nlohmann::json& params);  // params.textDocument.uri
+// params.textDocument.version: an integer (LSP's `integer`); 0 when absent or null. A number
+// with a fraction or out of int64_t's range, or anything else, is invalid params (a float
+// out of range converted to an integer is undefined behaviour, which fuzz_lsp_server found).
+std::int64_t version_of(const nlohmann::json& params);
 Position position_of(const nlohmann::json& j);
 Range range_of(const nlohmann::json& j);
 // The key a request is known by (cancellation, tags): its id as JSON text.

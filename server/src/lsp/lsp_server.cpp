@@ -296,7 +296,7 @@ void LspServer::did_open(json& params) {
   json& td = params["textDocument"];
   std::string uri = uri_of(params);
   std::string lang = td.value("languageId", "");
-  std::int64_t version = td.value("version", 0);
+  std::int64_t version = version_of(params);
   member(td, "text", "textDocument.text");
   json& text = td["text"];
   if (!text.is_string()) invalid_params("textDocument.text must be a string");
@@ -313,7 +313,7 @@ void LspServer::did_open(json& params) {
 
 void LspServer::did_change(json& params) {
   std::string uri = uri_of(params);
-  std::int64_t version = params["textDocument"].value("version", 0);
+  std::int64_t version = version_of(params);
   std::vector<ContentChange> changes;
   member(params, "contentChanges", "contentChanges");
   for (auto& c : params["contentChanges"]) {
