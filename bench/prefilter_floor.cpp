@@ -29,11 +29,12 @@
 
 #include "analysis/prefilter.hpp"
 #include "cli/rule_set.hpp"
+#include "parallel/parallel_scan.hpp"
 
 namespace {
 
 // The product scans a big file 256 KB at a time (parallel_scan.cpp, kReadChunk); a
-// Vectorscan call per chunk is part of its cost, so the floor pays it too.
+// Vectorscan call per chunk is part of its cost, so the floor pays it too (--no-read).
 constexpr std::size_t kChunk = std::size_t{256} << 10;
 
 int usage(const char* why) {
@@ -76,29 +77,27 @@ bool scan_chunks(ff::analysis::Prefilter::Session& session, std::string_view tex
   return ok;
 }
 
-// Reads [begin, end) of `fd` 256 KB at a time into `buffer` and scans what it read up to its
-// last line end, carrying the rest over to the next read. False when a read or scan failed.
+// Reads [begin, end) of `fd` as the product reads a file (parallel::read_line_runs, the
+// loop behind parallel_scan's pieces) and scans each run of whole lines it copied. False
+// when a read or a scan failed.
 bool read_and_scan(int fd, std::size_t begin, std::size_t end, std::vector<char>& buffer,
                    ff::analysis::Prefilter::Session& session,
                    const std::function<void(unsigned, std::size_t)>& count) {
-  std::size_t carry = 0;
-  for (std::size_t pos = begin; pos < end;) {
-    if (buffer.size() < carry + kChunk) buffer.resize(carry + kChunk);  // a line over 256 KB
-    std::size_t want = std::min(kChunk, end - pos);
-    ssize_t got = ::pread(fd, buffer.data() + carry, want, static_cast<off_t>(pos));
-    if (got <= 0) return false;
-    pos += static_cast<std::size_t>(got);
-    std::string_view have(buffer.data(), carry + static_cast<std::size_t>(got));
-    std::size_t upto = have.size();
-    if (pos < end) {
-      std::size_t nl = have.rfind('\n');
-      upto = nl == std::string_view::npos ? 0 : nl + 1;
+  auto read = [fd](std::size_t offset, char* into, std::size_t len) {
+    std::size_t got = 0;
+    while (got < len) {
+      ssize_t n = ::pread(fd, into + got, len - got, static_cast<off_t>(offset + got));
+      if (n <= 0) break;
+      got += static_cast<std::size_t>(n);
     }
-    if (upto && !session.scan(have.substr(0, upto), count)) return false;
-    carry = have.size() - upto;
-    std::memmove(buffer.data(), buffer.data() + upto, carry);
-  }
-  return carry == 0 || session.scan(std::string_view(buffer.data(), carry), count);
+    return got;
+  };
+  bool scanned = true;
+  bool whole = ff::parallel::read_line_runs(read, begin, end, buffer,
+                                            [&](std::size_t, std::string_view lines) {
+                                              scanned = session.scan(lines, count) && scanned;
+                                            });
+  return whole && scanned;
 }
 
 }  // namespace

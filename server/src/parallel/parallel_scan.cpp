@@ -148,36 +148,17 @@ class PieceScanner {
   // caller scans the piece again).
   bool scan_read(const ScanSource& src, const Piece& p, analysis::ScanState& state,
                  analysis::Prefilter::Session* session, std::vector<char>& buffer) {
-    if (buffer.size() < kReadChunk) buffer.resize(kReadChunk);
-    std::size_t pos = p.begin;  // the input offset of buffer[0]
-    std::size_t held = 0;       // bytes of the input in buffer, from pos
-    while (pos < p.end) {
-      const std::size_t want = std::min(buffer.size() - held, p.end - pos - held);
-      if (want > 0) {
-        if (src.read(pos + held, buffer.data() + held, want) != want) {
-          std::vector<char> full = std::move(state.events_full);  // set before the scan
-          state.reset(catalog_);
-          state.events_full = std::move(full);
-          return false;
-        }
-        held += want;
-      }
-      std::size_t cut = held;
-      if (pos + held < p.end) {
-        const void* nl = memrchr(buffer.data(), '\n', held);
-        if (!nl) {  // a line longer than the buffer: read more of it
-          buffer.resize(buffer.size() * 2);
-          continue;
-        }
-        cut = static_cast<std::size_t>(static_cast<const char*>(nl) - buffer.data()) + 1;
-      }
-      analysis::scan_text(catalog_, src.file, src.text, pos, state.lines, state, pos + cut,
-                          p.strategy, session, std::string_view(buffer.data(), cut));
-      std::memmove(buffer.data(), buffer.data() + cut, held - cut);
-      held -= cut;
-      pos += cut;
+    bool whole = read_line_runs(
+        src.read, p.begin, p.end, buffer, [&](std::size_t pos, std::string_view lines) {
+          analysis::scan_text(catalog_, src.file, src.text, pos, state.lines, state,
+                              pos + lines.size(), p.strategy, session, lines);
+        });
+    if (!whole) {
+      std::vector<char> full = std::move(state.events_full);  // set before the scan
+      state.reset(catalog_);
+      state.events_full = std::move(full);
     }
-    return true;
+    return whole;
   }
 
   void note_full() {
@@ -220,6 +201,35 @@ class PieceScanner {
 };
 
 }  // namespace
+
+bool read_line_runs(const std::function<std::size_t(std::size_t, char*, std::size_t)>& read,
+                    std::size_t begin, std::size_t end, std::vector<char>& buffer,
+                    const std::function<void(std::size_t offset, std::string_view lines)>& scan) {
+  if (buffer.size() < kReadChunk) buffer.resize(kReadChunk);
+  std::size_t pos = begin;  // the input offset of buffer[0]
+  std::size_t held = 0;     // bytes of the input in buffer, from pos
+  while (pos < end) {
+    const std::size_t want = std::min(buffer.size() - held, end - pos - held);
+    if (want > 0) {
+      if (read(pos + held, buffer.data() + held, want) != want) return false;
+      held += want;
+    }
+    std::size_t cut = held;
+    if (pos + held < end) {
+      const void* nl = memrchr(buffer.data(), '\n', held);
+      if (!nl) {  // a line longer than the buffer: read more of it
+        buffer.resize(buffer.size() * 2);
+        continue;
+      }
+      cut = static_cast<std::size_t>(static_cast<const char*>(nl) - buffer.data()) + 1;
+    }
+    scan(pos, std::string_view(buffer.data(), cut));
+    std::memmove(buffer.data(), buffer.data() + cut, held - cut);
+    held -= cut;
+    pos += cut;
+  }
+  return true;
+}
 
 std::vector<std::size_t> scan(const analysis::Catalog& catalog,
                               const std::vector<ScanSource>& sources, analysis::ScanState& into,

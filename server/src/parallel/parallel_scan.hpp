@@ -40,6 +40,15 @@ struct ScanOptions {
   std::size_t max_piece = std::size_t{16} << 20;  // bytes per unit of work at most
 };
 
+// How a source with `read` is scanned: [begin, end) copied through `read` into `buffer`
+// (kReadChunk, 256 KB, at a time; grown only for a line longer than it), and each run of
+// whole lines copied handed to `scan` with its offset in the input, the last run ending at
+// `end`, so that what is scanned is still in the cache from the copy. Returns false when
+// `read` copies less than asked (the input shrank); the runs before were handed over.
+bool read_line_runs(const std::function<std::size_t(std::size_t, char*, std::size_t)>& read,
+                    std::size_t begin, std::size_t end, std::vector<char>& buffer,
+                    const std::function<void(std::size_t offset, std::string_view lines)>& scan);
+
 // Scans every source and appends the result to `into`, in source order (events get line
 // numbers from each source's first_line). Returns the number of lines scanned in each.
 std::vector<std::size_t> scan(const analysis::Catalog& catalog,
