@@ -4,10 +4,14 @@
 // line when the top diagnosis's initiating line is one of `decisive_lines`. Cases whose
 // expected category is `none` count for the line when no diagnosis is made.
 //
-//   ff_corpus_test [--min-category F] [--min-line F] CORPUS_DIR
-//     Prints one line per case, the totals, a confusion table (expected category x top
-//     diagnosed category), per-category precision and recall, and the failing cases. Fails
-//     when either score is below its threshold (a fraction, default 0.90).
+//   ff_corpus_test [--min-category F] [--min-line F] [--no-outcome] CORPUS_DIR
+//     Each case is diagnosed with the job's outcome as its user would give it: `outcome` in
+//     expected.json ("failed", "hung", "healthy"), else failed for a case whose category is
+//     not `none` (every failure case comes from a job that failed or hung). --no-outcome
+//     diagnoses the log alone, as before the outcome was an input. Prints one line per case, the
+//     totals, a confusion table (expected category x top diagnosed category), per-category
+//     precision and recall, and the failing cases. Fails when either score is below its threshold
+//     (a fraction, default 0.90).
 //
 //   ff_corpus_test --healthy HEALTHY_DIR
 //     Every <case>/log.txt under HEALTHY_DIR is the log of a job that worked: the analysis
@@ -27,6 +31,7 @@
 #include <sstream>
 
 #include "analysis/analyze.hpp"
+#include "case_outcome.hpp"
 #include "cli/rule_set.hpp"
 #include "percent.hpp"
 
@@ -134,8 +139,17 @@ void print_confusion(const std::vector<CaseResult>& results) {
   }
 }
 
-int run_corpus(const fs::path& dir, double min_category, double min_line) {
-  auto loaded = ff::cli::load_catalog({});
+struct Options {
+  double min_category = 0.90, min_line = 0.90;
+  bool healthy = false;
+  bool use_outcome = true;
+  std::vector<std::string> rule_dirs;
+  bool builtin = true;
+};
+
+int run_corpus(const fs::path& dir, const Options& opt) {
+  const double min_category = opt.min_category, min_line = opt.min_line;
+  auto loaded = ff::cli::load_catalog(opt.rule_dirs, opt.builtin);
   for (const auto& p : loaded.problems) std::cerr << "rule problem: " << p.to_string() << "\n";
   const auto& rules = loaded.catalog.rules();
   auto cases = case_dirs(dir, "expected.json");
@@ -145,7 +159,8 @@ int run_corpus(const fs::path& dir, double min_category, double min_line) {
     json expected = json::parse(read_file(c / "expected.json"));
     std::string log = read_file(c / "log.txt");
     ff::analysis::LogInput in{(c / "log.txt").string(), log};
-    auto a = ff::analysis::analyze(loaded.catalog, std::span(&in, 1));
+    auto outcome = opt.use_outcome ? ff::test::case_outcome(expected) : ff::analysis::JobOutcome{};
+    auto a = ff::analysis::analyze(loaded.catalog, std::span(&in, 1), outcome);
     CaseResult r;
     r.name = c.filename().string();
     r.accept = expected.value("accept", std::vector<std::string>{});
@@ -218,8 +233,8 @@ int run_corpus(const fs::path& dir, double min_category, double min_line) {
   return pass ? 0 : 1;
 }
 
-int run_healthy(const fs::path& dir) {
-  auto loaded = ff::cli::load_catalog({});
+int run_healthy(const fs::path& dir, const Options& opt) {
+  auto loaded = ff::cli::load_catalog(opt.rule_dirs, opt.builtin);
   for (const auto& p : loaded.problems) std::cerr << "rule problem: " << p.to_string() << "\n";
   const auto& rules = loaded.catalog.rules();
   auto cases = case_dirs(dir, "log.txt");
@@ -277,17 +292,22 @@ bool parse_fraction(const char* s, double& out) {
 }
 
 int usage() {
-  std::cerr << "usage: ff_corpus_test [--min-category F] [--min-line F] CORPUS_DIR\n"
-               "       ff_corpus_test --healthy HEALTHY_DIR\n"
-               "  F is a fraction in [0, 1] (default 0.90)\n";
+  std::cerr << "usage: ff_corpus_test [--min-category F] [--min-line F] [--no-outcome] [RULES] "
+               "CORPUS_DIR\n"
+               "       ff_corpus_test --healthy [RULES] HEALTHY_DIR\n"
+               "  F is a fraction in [0, 1] (default 0.90)\n"
+               "  RULES: --rules DIR (repeatable) adds rule files, --no-builtin-rules drops the "
+               "built-in ones\n";
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  double min_category = 0.90, min_line = 0.90;
-  bool healthy = false;
+  Options opt;
+  double& min_category = opt.min_category;
+  double& min_line = opt.min_line;
+  bool& healthy = opt.healthy;
   std::string dir;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -304,6 +324,14 @@ int main(int argc, char** argv) {
     } else if (a.rfind("--min-line", 0) == 0) {
       const char* v = value("--min-line");
       if (!v || !parse_fraction(v, min_line)) return usage();
+    } else if (a == "--no-outcome") {
+      opt.use_outcome = false;
+    } else if (a == "--no-builtin-rules") {
+      opt.builtin = false;
+    } else if (a.rfind("--rules", 0) == 0) {
+      const char* v = value("--rules");
+      if (!v) return usage();
+      opt.rule_dirs.push_back(v);
     } else if (!a.empty() && a[0] == '-') {
       return usage();
     } else if (dir.empty()) {
@@ -313,5 +341,5 @@ int main(int argc, char** argv) {
     }
   }
   if (dir.empty() || !fs::is_directory(dir)) return usage();
-  return healthy ? run_healthy(dir) : run_corpus(dir, min_category, min_line);
+  return healthy ? run_healthy(dir, opt) : run_corpus(dir, opt);
 }

@@ -1,19 +1,20 @@
 // firstfault for VS Code: diagnostics from `firstfault lsp` on logs, and commands that
 // diagnose a selection, the last failed terminal command, the topology and the report.
-import { execFile } from "child_process";
-import * as crypto from "crypto";
-import * as fs from "fs";
-import * as path from "path";
-import * as vscode from "vscode";
-import { LOG_SELECTOR, ServerHost, readSettings } from "./client";
-import { topoArgs, topologyInputKind } from "./pure/serverArgs";
-import { activeLogUri, diskDecision, folderLogs, DOCUMENT_GRACE_MS, followedWithoutTab, TabResource, unsyncedLogTabs } from "./pure/diskLogs";
-import { formatStatus } from "./pure/status";
-import { commandDiagnosisText, CommandRecord } from "./pure/terminalBuffer";
-import { REPORT_SCHEME, ReportStore, reportPath } from "./pure/reportDocuments";
-import { TopoReport } from "./pure/topologyHtml";
-import { TopologyPanel } from "./pure/topologyPanel";
-import { TerminalWatcher, terminalSelection } from "./terminal";
+import {execFile} from 'child_process';
+import * as crypto from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+
+import {LOG_SELECTOR, readSettings, ServerHost} from './client';
+import {activeLogUri, diskDecision, DOCUMENT_GRACE_MS, folderLogs, followedWithoutTab, TabResource, unsyncedLogTabs} from './pure/diskLogs';
+import {REPORT_SCHEME, reportPath, ReportStore} from './pure/reportDocuments';
+import {topoArgs, topologyInputKind} from './pure/serverArgs';
+import {formatStatus} from './pure/status';
+import {commandDiagnosisText, commandOutcome, CommandRecord, JobOutcome} from './pure/terminalBuffer';
+import {TopoReport} from './pure/topologyHtml';
+import {TopologyPanel} from './pure/topologyPanel';
+import {terminalSelection, TerminalWatcher} from './terminal';
 
 const LOG_DOCUMENTS = LOG_SELECTOR as vscode.DocumentSelector;
 
@@ -104,10 +105,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // ---- diagnosing text (selection, terminal output)
   // The heading (a terminal's command line) goes through the server, which masks it with the
   // report: the extension never shows an unmasked line beside a masked report.
-  const runDiagnoseText = (text: string, title: string) =>
-    vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: "firstfault: diagnosing" }, () =>
-      server.execute<DiagnoseTextResult>("firstfault.diagnoseText", [{ text, title }]),
-    );
+  // `outcome`: how the job ended, when known (a terminal's exit code, "Diagnose as a Hung Job").
+  const runDiagnoseText = (text: string, title: string, outcome?: JobOutcome) =>
+      vscode.window.withProgress(
+          {location: vscode.ProgressLocation.Window, title: 'firstfault: diagnosing'},
+          () => server.execute<DiagnoseTextResult>(
+              'firstfault.diagnoseText', [{text, title, outcome}]),
+      );
   const presentDiagnosis = async (result: DiagnoseTextResult, name: string, header: string) => {
     const top = result.report?.diagnoses?.[0];
     const plain = result.text ?? JSON.stringify(result.report, null, 2);
@@ -115,12 +119,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     await showMarkdown(name, md);
     return top;
   };
-  const diagnoseText = async (text: string, name: string, header: string) => {
+  const diagnoseText = async (text: string, name: string, header: string, outcome?: JobOutcome) => {
     if (!text.trim()) {
       void vscode.window.showInformationMessage("firstfault: nothing to diagnose (the text is empty).");
       return;
     }
-    const top = await presentDiagnosis(await runDiagnoseText(text, header), name, header);
+    const top = await presentDiagnosis(await runDiagnoseText(text, header, outcome), name, header);
     const msg = top ? `firstfault: root cause: ${top.title ?? top.rule}${top.category ? ` [${top.category}]` : ""}` : "firstfault: no failure found in the text";
     void vscode.window.showInformationMessage(msg);
   };
@@ -129,11 +133,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const code = r.exitCode === undefined ? "exit status unknown" : `exit status ${r.exitCode}`;
     return `\`${r.commandLine.slice(0, 80)}\` (${code}${r.truncated ? ", output truncated to the last 2 MB" : ""})`;
   };
-  const diagnoseRecord = async (r: CommandRecord) => diagnoseText(commandDiagnosisText(r), `command-${Date.now()}`, recordHeader(r));
+  const diagnoseRecord = async (r: CommandRecord) => diagnoseText(
+      commandDiagnosisText(r), `command-${Date.now()}`, recordHeader(r),
+      commandOutcome(r.exitCode));
   const watcher = new TerminalWatcher(
-    server.log,
-    (r) => server.execute<DiagnoseTextResult>("firstfault.diagnoseText", [{ text: commandDiagnosisText(r), title: recordHeader(r) }]),
-    async (r, a) => void (await presentDiagnosis(a as DiagnoseTextResult, `command-${Date.now()}`, recordHeader(r))),
+      server.log,
+      (r) => server.execute<DiagnoseTextResult>(
+          'firstfault.diagnoseText',
+          [
+            {
+              text: commandDiagnosisText(r),
+              title: recordHeader(r),
+              outcome: commandOutcome(r.exitCode)
+            },
+          ]),
+      async (r, a) => void (await presentDiagnosis(
+          a as DiagnoseTextResult, `command-${Date.now()}`, recordHeader(r))),
   );
   context.subscriptions.push(watcher);
 
@@ -159,6 +174,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (t.kind === "text") return diagnoseText(t.text, `terminal-selection-${Date.now()}`, "diagnosis of the terminal selection");
     }
     void vscode.window.showInformationMessage("firstfault: select the log lines to diagnose first.");
+  });
+
+  // A job that stopped making progress says least in its log: the server then offers what it
+  // observed as hypotheses, or says nothing explains the hang and what to capture next time.
+  cmd('firstfault.diagnoseHung', async () => {
+    const ed = vscode.window.activeTextEditor;
+    const selected = ed ? ed.selections.map((s) => ed.document.getText(s)).join('\n') : '';
+    const text = selected.trim() ? selected : ed ? ed.document.getText() : '';
+    if (text.trim())
+      return diagnoseText(text, `hung-${Date.now()}`, 'diagnosis of a hung job', {hung: true});
+    if (vscode.window.activeTerminal) {
+      const t = await terminalSelection();
+      if (t.kind === 'text')
+        return diagnoseText(t.text, `hung-${Date.now()}`, 'diagnosis of a hung job', {hung: true});
+    }
+    void vscode.window.showInformationMessage(
+        'firstfault: open the hung job\'s log (or select its lines) first.');
   });
 
   cmd("firstfault.diagnoseTerminalSelection", async () => {

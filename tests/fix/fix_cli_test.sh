@@ -17,7 +17,7 @@ trap 'rm -rf "$W"' EXIT
 cp "$DATA"/* "$W"/
 chmod 750 "$W/sbatch_srun.sbatch"
 XML=$TOPO/synthetic/server-8gpu-8nic.xml
-fix() { "$FF" analyze --fix --no-live-topology --workspace "$W" "$@"; }
+fix() { "$FF" analyze --failed --fix --no-live-topology --workspace "$W" "$@"; }
 
 # 1. --fix prints a unified diff and writes nothing.
 before=$(cat "$W/sbatch_srun.sbatch")

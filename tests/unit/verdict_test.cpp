@@ -19,9 +19,12 @@ using analysis::RestartOutlook;
 
 namespace {
 
+// Each example is the log of a job that failed (some lines alone, an INFO line among them,
+// are a diagnosis only under a known failure: docs/OUTCOME.md).
 analysis::Analysis analyze_text(std::string_view text) {
   analysis::LogInput in{"job.log", text};
-  return analysis::analyze(test::builtin_catalog(), std::span(&in, 1));
+  return analysis::analyze(test::builtin_catalog(), std::span(&in, 1),
+                           {analysis::JobEnd::kFailed, std::nullopt});
 }
 
 struct Case {

@@ -129,6 +129,24 @@ export class CommandHistory {
   }
 }
 
+/** How a job ended, as firstfault.diagnoseText takes it (docs/LSP.md). */
+export interface JobOutcome {
+  failed?: boolean;
+  hung?: boolean;
+  exitCode?: number;
+}
+
+/**
+ * What a command's exit code says about the job it ran: a non-zero code (or a signal, which
+ * shells report as 128 + N) is a known failure the server may explain with observations; an
+ * unknown code says nothing, and 0 says the command succeeded.
+ */
+export function commandOutcome(exitCode: number|undefined): JobOutcome|undefined {
+  if (exitCode === undefined || !Number.isInteger(exitCode) || exitCode < -64 || exitCode > 255)
+    return undefined;
+  return exitCode === 0 ? {exitCode} : {failed: true, exitCode};
+}
+
 /** The text sent to the server for a failed command: a header line, then its output. */
 export function commandDiagnosisText(r: CommandRecord): string {
   const code = r.exitCode === undefined ? "unknown" : String(r.exitCode);

@@ -1,6 +1,7 @@
-import { test } from "node:test";
-import * as assert from "node:assert/strict";
-import { BoundedBuffer, classifyExit, CommandHistory, commandDiagnosisText, stripTerminalEscapes } from "../../src/pure/terminalBuffer";
+import * as assert from 'node:assert/strict';
+import {test} from 'node:test';
+
+import {BoundedBuffer, classifyExit, commandDiagnosisText, CommandHistory, commandOutcome, stripTerminalEscapes} from '../../src/pure/terminalBuffer';
 
 test("BoundedBuffer keeps everything under the limit", () => {
   const b = new BoundedBuffer(10);
@@ -72,6 +73,14 @@ test("CommandHistory.lastFailed skips successes and counts unknown exits", () =>
   h.add(rec("f", 0));
   assert.equal(h.size, 3);
   assert.equal(h.lastFailed(), undefined, "older records fall out of the history");
+});
+
+test('commandOutcome: a non-zero exit is a failure, 0 is not, unknown says nothing', () => {
+  assert.deepEqual(commandOutcome(137), {failed: true, exitCode: 137});
+  assert.deepEqual(commandOutcome(1), {failed: true, exitCode: 1});
+  assert.deepEqual(commandOutcome(0), {exitCode: 0});
+  assert.equal(commandOutcome(undefined), undefined);
+  assert.equal(commandOutcome(4096), undefined);
 });
 
 test("commandDiagnosisText includes the command and exit status", () => {

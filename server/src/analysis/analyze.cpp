@@ -1,10 +1,12 @@
 #include "analysis/analyze.hpp"
 
+#include "analysis/paste.hpp"
 #include "analysis/scan.hpp"
 
 namespace ff::analysis {
 
-Analysis analyze(const Catalog& catalog, std::span<const LogInput> inputs) {
+Analysis analyze(const Catalog& catalog, std::span<const LogInput> inputs,
+                 const JobOutcome& outcome) {
   ScanState state;
   state.reset(catalog);
   std::vector<FileSummary> files;
@@ -13,11 +15,13 @@ Analysis analyze(const Catalog& catalog, std::span<const LogInput> inputs) {
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     ScanState one;
     one.reset(catalog);
-    scan_text(catalog, i, inputs[i].text, 0, 0, one);
+    // Pasted text is read as it was before it was quoted, indented or wrapped.
+    std::optional<std::string> repaired = depaste(inputs[i].text);
+    scan_text(catalog, i, repaired ? std::string_view(*repaired) : inputs[i].text, 0, 0, one);
     files.push_back({inputs[i].name, one.lines, inputs[i].text.size()});
     append_scan(state, std::move(one), 0);
   }
-  return diagnose(catalog, std::move(files), std::move(state));
+  return diagnose(catalog, std::move(files), std::move(state), outcome);
 }
 
 }  // namespace ff::analysis

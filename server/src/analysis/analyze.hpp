@@ -16,6 +16,8 @@ struct LogInput {
 };
 
 // Several inputs are one job: per-node or per-rank logs are correlated into one diagnosis.
-Analysis analyze(const Catalog& catalog, std::span<const LogInput> inputs);
+// `outcome`: how the job ended, when the caller knows (diagnosis.hpp).
+Analysis analyze(const Catalog& catalog, std::span<const LogInput> inputs,
+                 const JobOutcome& outcome = {});
 
 }  // namespace ff::analysis

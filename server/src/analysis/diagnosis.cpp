@@ -27,6 +27,12 @@ constexpr double kTie = 1e-9;
 constexpr double kEndedItBonus = 0.15;
 // A failed exit without a signal is an error line, and the least specific one.
 constexpr double kFailedExitWeight = 0.15;
+// An observation is a weaker explanation than a line that shows the failure itself: under a
+// known failure that no line shows, a finding becomes a hypothesis at this share of its weight.
+constexpr double kFindingUnderFailure = 0.7;
+// Rules below this weight match a generic word (a syscall, "internal error"), not one
+// component's message (docs/RULES.md: generic signatures weigh 0.2-0.4).
+constexpr double kGenericWeight = 0.5;
 
 bool comparable_times(const Event& a, const Event& b) {
   if (a.source.time_kind == TimeKind::kNone || a.source.time_kind != b.source.time_kind)
@@ -145,14 +151,81 @@ struct Reading {
   Role role = Role::kContext;
   bool summary = false;  // a launcher's account of how a rank ended, not the fault itself
   std::string meaning;   // for summaries: "crashed with SIGSEGV"
+  // A crash report's innermost recognised frame, which gave it its category: the frame's
+  // event, or the crash line itself when the line names the library (kernel segfault lines).
+  std::optional<std::size_t> frame_event;
+  std::size_t frame_rule = 0;
+  bool framed = false;
 };
+
+// How far below a crash report's header its frames may stand: Open MPI's handler prints a
+// few lines of signal details, then up to a few dozen frames; gdb prints the frames right
+// after "received signal".
+constexpr std::size_t kFrameWindow = 64;
+
+bool same_process(const Event& a, const Event& b) {
+  if (a.source.rank && b.source.rank && *a.source.rank != *b.source.rank) return false;
+  if (a.source.pid && b.source.pid && *a.source.pid != *b.source.pid) return false;
+  return a.source.host.empty() || b.source.host.empty() || a.source.host == b.source.host;
+}
+
+// The subsystem a crash happened in, from the frames of its report (rules with decode
+// "frame"): a frame rule matching the crash line itself (the kernel names the library on
+// it), else the first frame below the line, in the same file and process, that names a
+// subsystem more specific than "a crash" (innermost first, as the producers print them;
+// frames of libc, the signal trampoline or Python match no frame rule).
+void find_frame(const Catalog& catalog, const std::vector<Event>& events,
+                const std::vector<std::size_t>& frames, std::size_t crash, Reading& reading) {
+  const auto& rules = catalog.rules();
+  const Event& c = events[crash];
+  std::vector<PatternHit> hits;
+  std::vector<std::pair<std::size_t, std::size_t>> checks;
+  std::vector<int> scratch;
+  catalog.match(c.text, hits, checks, scratch);
+  const Rule* best = nullptr;
+  for (const auto& h : hits) {
+    const Rule& r = rules[h.rule];
+    if (r.decode == Decode::kFrame && (!best || r.weight > best->weight)) {
+      best = &r;
+      reading.frame_rule = h.rule;
+    }
+  }
+  if (best && best->category != "process-crash") {
+    reading.category = best->category;
+    reading.framed = true;
+    return;
+  }
+  auto first =
+      std::lower_bound(frames.begin(), frames.end(), crash, [&](std::size_t f, std::size_t) {
+        const Event& e = events[f];
+        return e.file < c.file || (e.file == c.file && e.line <= c.line);
+      });
+  for (auto it = first; it != frames.end(); ++it) {
+    const Event& f = events[*it];
+    if (f.file != c.file || f.line > c.line + kFrameWindow) break;
+    if (!same_process(c, f) || rules[f.rule].category == "process-crash") continue;
+    reading.category = rules[f.rule].category;
+    reading.frame_event = *it;
+    reading.frame_rule = f.rule;
+    reading.framed = true;
+    return;
+  }
+}
 
 bool retries_exhausted(const Event& e) {
   auto attempt = numeric(e.capture("attempt")), attempts = numeric(e.capture("attempts"));
   return attempt && attempts && *attempts > 0 && *attempt >= *attempts;
 }
 
-std::vector<Reading> read_events(const std::vector<Rule>& rules, const std::vector<Event>& events) {
+std::vector<Reading> read_events(const Catalog& catalog, const std::vector<Event>& events) {
+  const auto& rules = catalog.rules();
+  std::vector<std::size_t> frames;  // in (file, line) order
+  for (std::size_t i = 0; i < events.size(); ++i)
+    if (rules[events[i].rule].decode == Decode::kFrame) frames.push_back(i);
+  std::sort(frames.begin(), frames.end(), [&](std::size_t a, std::size_t b) {
+    return events[a].file != events[b].file ? events[a].file < events[b].file
+                                            : events[a].line < events[b].line;
+  });
   // The OOM killer's and shared memory's own lines decide what a SIGKILL or SIGBUS means.
   bool oom = false, shm = false;
   for (const auto& e : events) {
@@ -188,9 +261,20 @@ std::vector<Reading> read_events(const std::vector<Rule>& rules, const std::vect
       if (file.empty()) file = e.source.nccl_file;
       if (auto category = category_of_nccl_file(file)) reading.category = std::string(*category);
     }
+    // The component a line names outranks a rule that knows only a generic word: an NCCL
+    // WARN from include/shm.h that a posix_fallocate failed is a shared-memory failure,
+    // whatever category the rule that knows the syscall has.
+    if (r.decode == Decode::kNone && reading.role == Role::kCause && r.weight < kGenericWeight &&
+        !e.source.nccl_file.empty())
+      if (auto category = category_of_nccl_file(e.source.nccl_file))
+        reading.category = std::string(*category);
     // "retrying (34/34)": the last try of a retry loop failing is the failure itself; the
     // tries before it are only its symptoms.
     if (reading.role == Role::kSymptom && retries_exhausted(e)) reading.role = Role::kCause;
+    // A crash report (not a launcher's summary of one) is placed by its frames.
+    if (reading.role == Role::kCause && !reading.summary && reading.category == "process-crash" &&
+        r.decode != Decode::kFrame)
+      find_frame(catalog, events, frames, out.size(), reading);
     out.push_back(std::move(reading));
   }
   return out;
@@ -269,15 +353,17 @@ std::string outlier_reason(const std::vector<Event>& events, const CrossRankFind
 
 }  // namespace
 
-Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanState state) {
+Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanState state,
+                  const JobOutcome& outcome) {
   Analysis out;
+  out.outcome = outcome;
   out.files = std::move(files);
   out.events = std::move(state.events);
   out.rule_hits = std::move(state.rule_hits);
   out.counted = std::move(state.counted);
   const auto& rules = catalog.rules();
   const auto& events = out.events;
-  const std::vector<Reading> readings = read_events(rules, events);
+  const std::vector<Reading> readings = read_events(catalog, events);
   auto weight = [&](std::size_t i) {
     return event_weight(rules[events[i].rule], events[i], readings[i]);
   };
@@ -289,7 +375,8 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
     const Reading& rd = readings[i];
     switch (rd.role) {
       case Role::kContext:
-        out.context.push_back(i);
+        // A frame is read beside its crash (read_events), not listed as the job's setting.
+        if (rules[events[i].rule].decode != Decode::kFrame) out.context.push_back(i);
         continue;
       case Role::kFinding:
         findings.push_back(i);
@@ -350,6 +437,7 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
   for (const auto* list : {&causes, &summaries, &symptoms, &fallbacks})
     for (std::size_t i : *list) failing.insert(readings[i].category);
   for (const auto& [cat, h] : hyps) failing.insert(cat);
+  std::vector<std::size_t> unexplaining;  // findings no failure evidence in the log needs
   for (std::size_t i : findings) {
     const Rule& r = rules[events[i].rule];
     bool explains = !failing.empty() && r.explains.empty();
@@ -357,7 +445,37 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
     if (explains)
       add(readings[i].category, i, weight(i), false);
     else
-      out.findings.push_back(i);
+      unexplaining.push_back(i);
+  }
+
+  // Without a known failure, lines their producers printed at INFO level never lead alone:
+  // when every piece of failure evidence is such a line (NCCL's teardown notes, a probe that
+  // found nothing, a return-code trace), the hypotheses they made are listed as observations.
+  // Under a known failure such lines may be all the evidence there is.
+  auto info = [&](std::size_t i) { return events[i].source.severity == Severity::kInfo; };
+  const bool only_info = !outcome.known_failure() &&
+                         std::all_of(symptoms.begin(), symptoms.end(), info) &&
+                         std::all_of(fallbacks.begin(), fallbacks.end(), info);
+  std::vector<std::size_t> quiet;
+  auto drop_quiet = [&] {
+    if (!only_info) return;
+    for (const auto& [cat, h] : hyps)
+      if (!std::all_of(h.events.begin(), h.events.end(), info)) return;
+    for (const auto& [cat, h] : hyps) quiet.insert(quiet.end(), h.events.begin(), h.events.end());
+    hyps.clear();
+  };
+  drop_quiet();
+  const bool direct_evidence = !hyps.empty();
+
+  // A log that shows its job completing (nccl-tests' closing summary, a launcher's
+  // "succeeded") and says nothing more specific than error-level lines no rule knows: without
+  // a known failure, those lines are no failure of the job. They are listed as findings.
+  bool succeeded = false;
+  for (std::size_t r = 0; r < rules.size() && r < out.rule_hits.size(); ++r)
+    succeeded = succeeded || (rules[r].success && out.rule_hits[r] > 0);
+  if (hyps.empty() && succeeded && !outcome.known_failure()) {
+    quiet.insert(quiet.end(), fallbacks.begin(), fallbacks.end());
+    fallbacks.clear();
   }
 
   if (hyps.empty()) {
@@ -402,6 +520,33 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
       }
     }
   }
+  drop_quiet();
+  // The job is known to have failed, and nothing in it shows a failure directly: every
+  // observation that can explain a failure is a hypothesis, beside (and, when stronger,
+  // ahead of) the symptoms and the first error line.
+  if (outcome.known_failure() && !direct_evidence) {
+    for (std::size_t i : unexplaining) {
+      Hypothesis& h = hyps[readings[i].category];
+      bool fresh = h.events.empty();
+      double score = weight(i) * kFindingUnderFailure;
+      add(readings[i].category, i, score, false);
+      if (fresh || score > h.score - kTie) {
+        h.lead = i;
+        h.lead_reason = describe_outcome(outcome) +
+                        " and no line shows a failure of its own; "
+                        "this observation can explain it";
+      }
+    }
+    unexplaining.clear();
+  }
+  out.findings = std::move(unexplaining);
+  out.findings.insert(out.findings.end(), quiet.begin(), quiet.end());
+  std::sort(out.findings.begin(), out.findings.end());
+  out.unexplained = hyps.empty() && outcome.known_failure();
+  if (out.unexplained)
+    if (const Rule* r = catalog.find(kEvidenceCaptureRule))
+      out.capture_rule = static_cast<std::size_t>(r - rules.data());
+
   // Choose each hypothesis's initiating event.
   std::vector<Hypothesis> ranked;
   for (auto& [cat, h] : hyps) ranked.push_back(std::move(h));
@@ -514,6 +659,15 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
       d.checks.push_back(
           {r.checks[c].text, c < state.checks_seen[d.rule].size() && state.checks_seen[d.rule][c]});
     d.reasoning = h.lead_reason;
+    if (readings[d.initiating].framed) {
+      const auto& fr = readings[d.initiating];
+      d.reasoning += std::string(d.reasoning.empty() ? "" : "; ") + "the crash happened in " +
+                     d.category + " code: " +
+                     (fr.frame_event ? "its innermost recognised frame is line " +
+                                           std::to_string(events[*fr.frame_event].line + 1)
+                                     : std::string("the line names the library")) +
+                     " (" + rules[fr.frame_rule].id + ")";
+    }
     if (!readings[d.initiating].meaning.empty()) {
       std::string who = describe(events[d.initiating]);
       if (who.rfind("line ", 0) == 0) who = "a process";

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/catalog.hpp"
 #include "analysis/event.hpp"
+#include "analysis/outcome.hpp"
 #include "analysis/scan.hpp"
 #include "analysis/verdict.hpp"
 
@@ -51,9 +53,18 @@ struct Analysis {
   bool only_victims = false;
   // The job's verdict: the top diagnosis's, or "no failure" when there is none.
   Verdict verdict = no_failure_verdict();
+  // How the job ended, as given with the logs (--failed, --hung, --exit-code).
+  JobOutcome outcome;
+  // The job failed or hung (outcome) and no line of the log explains it: no diagnosis, and
+  // the report says so and leads with what to capture next time, instead of "no failure".
+  bool unexplained = false;
+  // With `unexplained`: the rule whose fix captures the evidence (kEvidenceCaptureRule), when
+  // the catalog has it.
+  std::optional<std::size_t> capture_rule;
 };
 
 // Ranks hypotheses from the scanned events. Pure: same input, same output.
-Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanState state);
+Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanState state,
+                  const JobOutcome& outcome = {});
 
 }  // namespace ff::analysis

@@ -21,8 +21,25 @@ namespace {
 
 // Every prefix pattern, anchored at the start of what is left of the line.
 enum Kind : unsigned {
-  kRay, kTorchrun, kMpi, kSlurm, kGlog, kC10d, kNcclHeader, kNcclDevOnly, kNcclLevel,
-  kNcclOldLevel, kUcx, kHost, kSyslog, kIso, kUptime, kRelativeUptime, kKinds
+  kRay,
+  kTorchrun,
+  kMpi,
+  kSlurm,
+  kGlog,
+  kC10d,
+  kNcclHeader,
+  kNcclDevOnly,
+  kNcclLevel,
+  kNcclOldLevel,
+  kUcx,
+  kHost,
+  kSyslog,
+  kIso,
+  kUptime,
+  kRelativeUptime,
+  kOmpiProcess,
+  kCompose,
+  kKinds
 };
 
 constexpr const char* kPatterns[kKinds] = {
@@ -46,6 +63,10 @@ constexpr const char* kPatterns[kKinds] = {
     R"(^\[?(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?:Z|[+-]\d\d:?\d\d)?\]? )",
     R"(^\[ *(\d+)\.(\d+)\] )",
     R"(^\[ *\+\d+\.\d+\] )",
+    // Open MPI's and PRRTE's own messages, its signal handler's among them: "[node1:4242] ".
+    R"(^\[([^\s:\[\],]+):(\d+)\] )",
+    // docker compose's service prefix: "trainer-1  | " (v2), "trainer_1  | " (v1).
+    R"(^[\w.-]+[-_]\d+ +\| )",
 };
 
 Severity glog_severity(std::string_view letter) {
@@ -111,6 +132,23 @@ struct Prefixes {
 const Prefixes& prefixes() {
   static const Prefixes p;
   return p;
+}
+
+// One carrier prefix (carrier_prefix_length), anchored; the alternatives are the launchers'
+// and collectors' formats.
+const RE2& carrier_prefix() {
+  static const RE2 re(
+      R"(^(?:)"
+      R"( {0,3}>+ ?)"                                  // Markdown quote
+      R"(| *\d{1,6}: )"                                // srun --label
+      R"(|\[\d+,\d+\]<(?:stdout|stderr|stddiag)>: ?)"  // mpirun --tag-output
+      R"(|\[(?:rank|default)\d+\]: ?)"                 // torchrun --tee / log prefix
+      R"(|\((?:[\w.]+ )?pid=\d+(?:, ip=[\d.]+)?\) ?)"  // Ray
+      R"(|\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? )"  // ISO
+      R"(|[\w.-]+[-_]\d+ +\| )"                                                  // docker compose
+      R"(|[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \S+ [\w./@-]+(?:\[\d+\])?: ))",  // journald
+      latin1_options());
+  return re;
 }
 
 template <typename T>
@@ -191,6 +229,26 @@ std::size_t parse_timestamp(std::string_view s, TimeKind& kind, double& seconds)
   return 0;
 }
 
+std::size_t carrier_prefix_length(std::string_view line) {
+  // Only lines that start like one of them pay for the regex: most lines of a log start
+  // with a letter that begins none of them.
+  if (line.empty()) return 0;
+  unsigned char c = static_cast<unsigned char>(line[0]);
+  if (!(c == ' ' || c == '>' || c == '[' || c == '(' || (c >= '0' && c <= '9') ||
+        (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'))
+    return 0;
+  const RE2& re = carrier_prefix();
+  std::size_t pos = 0;
+  for (int round = 0; round < 6 && pos < line.size(); ++round) {
+    re2::StringPiece in(line.data() + pos, line.size() - pos);
+    if (!RE2::Consume(&in, re)) break;
+    std::size_t n = static_cast<std::size_t>(in.data() - (line.data() + pos));
+    if (n == 0) break;
+    pos += n;
+  }
+  return pos;
+}
+
 LineSource parse_line_source(std::string_view line) {
   const auto& p = prefixes();
   LineSource src;
@@ -217,6 +275,17 @@ LineSource parse_line_source(std::string_view line) {
         (can(kMpi) && RE2::Consume(&in, p.re(kMpi), &a[0]))) {
       int r;
       if (to_num(sv(a[0]), r)) src.rank = r;
+      pos += consumed();
+      continue;
+    }
+    if (can(kCompose) && RE2::Consume(&in, p.re(kCompose))) {
+      pos += consumed();
+      continue;
+    }
+    if (can(kOmpiProcess) && RE2::Consume(&in, p.re(kOmpiProcess), &a[0], &a[1])) {
+      if (src.host.empty()) src.host = std::string(sv(a[0]));
+      std::int64_t v;
+      if (!src.pid && to_num(sv(a[1]), v)) src.pid = v;
       pos += consumed();
       continue;
     }

@@ -44,6 +44,15 @@ struct LineSource {
 //   NCCL "host:pid:tid [dev] [file.cc:line] NCCL INFO|WARN", UCX "[host:pid:tid:dev]".
 LineSource parse_line_source(std::string_view line);
 
+// The bytes in front of a producer's own line that something carrying the line put there:
+// Markdown quoting, srun --label ("3: "), mpirun --tag-output ("[1,3]<stderr>:"), torchrun
+// ("[rank3]:"), Ray ("(pid=12) "), a collector's timestamp (kubectl --timestamps, ISO 8601),
+// docker compose ("trainer-1  | "), journald and syslog ("Dec  5 10:11:12 node1 python[42]: "),
+// in any nesting. The scan also matches the rules against the line without them, so a
+// pattern that starts where its producer's line starts still matches a carried line.
+// 0 when the line starts with none of them.
+std::size_t carrier_prefix_length(std::string_view line);
+
 // Parses a timestamp at the start of `s`; returns the number of bytes consumed (0 if none).
 std::size_t parse_timestamp(std::string_view s, TimeKind& kind, double& seconds);
 

@@ -41,7 +41,11 @@ inline const char* role_name(Role r) {
 //   kNcclSource: the NCCL source file the line names (its `nccl_file` capture, or NCCL's
 //                own prefix) gives the category when it belongs to one subsystem
 //                (nccl_source.hpp); otherwise the rule's category stands.
-enum class Decode { kNone, kExitStatus, kNcclSource };
+//   kFrame:      the line is a stack frame (or names the library a crash happened in) of
+//                code that belongs to one subsystem, the rule's category; a crash report
+//                takes its category from its innermost such frame (diagnosis.cpp). With
+//                role context only: a frame is never evidence on its own.
+enum class Decode { kNone, kExitStatus, kNcclSource, kFrame };
 
 struct Check {
   std::string text;
@@ -100,6 +104,10 @@ struct Rule {
   // Lines that mean nothing is wrong (a plugin probe, a missing optional library). They are
   // reported as context and keep a log that has nothing else in category `none`.
   bool benign = false;
+  // The line is printed only when the job, or the test it runs, completed normally
+  // (nccl-tests' closing summary, a launcher's "succeeded"): without a known failure, the log's
+  // generic error lines are then no failure of the job (diagnosis.cpp). Role context only.
+  bool success = false;
   std::vector<std::string> patterns;  // RE2, unanchored, run on the ANSI-stripped line
   std::vector<std::string> exclude;   // RE2; a line matching one of these is not a hit
   std::string indicates;

@@ -32,7 +32,10 @@ void apply_captures(Event& ev) {
 }  // namespace
 
 bool is_context_rule(const Rule& rule) {
-  return rule.benign || (rule.role == Role::kContext && rule.decode != Decode::kExitStatus);
+  // An exit status's role depends on its captures, and a frame is read beside the crash it
+  // belongs to, however far into the log: both keep their events like a cause does.
+  return rule.benign || (rule.role == Role::kContext && rule.decode != Decode::kExitStatus &&
+                         rule.decode != Decode::kFrame);
 }
 
 void ScanState::reset(const Catalog& catalog) {
@@ -72,6 +75,7 @@ struct LineMatcher {
   ScanState& state;
   CleanLine cleaned;
   std::vector<PatternHit> hits;
+  std::vector<PatternHit> body_hits;  // of the line without its carrier prefix
   std::vector<std::pair<std::size_t, std::size_t>> checks;
   std::vector<int> scratch;
 
@@ -109,6 +113,25 @@ struct LineMatcher {
       catalog.match(line, hits, checks, scratch);
     else
       catalog.match_candidates(line, *entries, hits, checks);
+    // A line carried by a launcher or pasted into a quote is also read without what was put
+    // in front of it, so a pattern written for where its producer's line starts matches it.
+    // The hits of both readings count; the carried reading's are placed in the whole line.
+    const std::size_t carried = carrier_prefix_length(line);
+    const std::size_t direct_hits = hits.size();
+    if (carried > 0) {
+      std::string_view body = line.substr(carried);
+      if (all)
+        catalog.match(body, body_hits, checks, scratch);
+      else
+        catalog.match_candidates(body, *entries, body_hits, checks);
+      for (auto& h : body_hits) {
+        bool known = false;
+        for (std::size_t k = 0; k < direct_hits && !known; ++k)
+          known = hits[k].rule == h.rule && hits[k].pattern == h.pattern;
+        if (!known) hits.push_back(std::move(h));
+      }
+      body_hits.clear();
+    }
     for (auto [r, c] : checks) state.checks_seen[r][c] = true;
     if (hits.empty()) return;
     // One line is one piece of evidence: when several rules match it, the most specific
@@ -118,6 +141,8 @@ struct LineMatcher {
     for (auto& h : hits)
       if (line_precedence(rules[h.rule]) > line_precedence(rules[best->rule])) best = &h;
     PatternHit& h = *best;
+    const std::size_t offset =
+        static_cast<std::size_t>(best - hits.data()) >= direct_hits ? carried : 0;
     ++state.rule_hits[h.rule];
     if (state.rule_hits[h.rule] > kMaxEventsPerRule) return;
     if (h.rule < state.events_full.size() && state.events_full[h.rule]) return;
@@ -126,7 +151,9 @@ struct LineMatcher {
     if (state.rule_hits[h.rule] > kContextEventsKept && h.rule < state.context_rule.size() &&
         state.context_rule[h.rule])
       return;
-    catalog.fill_captures(line, h);
+    catalog.fill_captures(line.substr(offset), h);
+    h.match_begin += offset;
+    h.match_end += offset;
     Event ev;
     ev.file = file;
     ev.line = span.number;
@@ -169,7 +196,7 @@ void scan_text(const Catalog& catalog, std::size_t file, std::string_view whole,
   if (!copy.empty() && copy.size() == text.size()) text = copy;
   LineCursor cursor(text, first_line, base);
   LineSpan span;
-  LineMatcher match{catalog, file, whole, text, base, state, {}, {}, {}, {}};
+  LineMatcher match{catalog, file, whole, text, base, state, {}, {}, {}, {}, {}};
   state.bytes += text.size();
 
   const Prefilter* pf = nullptr;

@@ -39,9 +39,32 @@ const char* kUsage =
     "each node, then 'firstfault analyze *.json': summaries are inputs like logs, recognised\n"
     "by content, and give the diagnosis one run over all the logs gives (docs/SCALE.md).\n"
     "\n"
+    "How the job ended is input too: a log alone cannot say that a job failed. With --failed,\n"
+    "--hung or a non-zero --exit-code, observations that can explain the failure become\n"
+    "ranked hypotheses, and a failure nothing in the log explains is reported as such, with\n"
+    "what to capture next time. Without them a log with no failure evidence gets none.\n"
+    "\n"
     "Exit status: 0 whether or not a failure is found; 2 for bad usage or unreadable input.\n"
     "\n"
     "Options";
+
+// --failed, --hung, --exit-code into the outcome the diagnosis reads; false (and `err`) on a
+// value that is no exit status.
+bool read_outcome(const po::variables_map& vm, const std::string& exit_code,
+                  analysis::JobOutcome& outcome, std::string& err) {
+  if (vm.count("failed")) outcome.end = analysis::JobEnd::kFailed;
+  if (vm.count("hung")) outcome.end = analysis::JobEnd::kHung;  // a hang is a failure too
+  if (vm.count("exit-code")) {
+    outcome.exit_code = analysis::parse_exit_code(exit_code);
+    if (!outcome.exit_code) {
+      err = "--exit-code '" + exit_code +
+            "' is not an exit status (an integer from 0 to 255, or -1 to -64 for a signal as "
+            "Python reports it)";
+      return false;
+    }
+  }
+  return true;
+}
 
 // The name a summary gives as its writer's (see the renaming of colliding paths).
 std::string machine_name() {
@@ -56,7 +79,7 @@ int run_analyze(const std::vector<std::string>& args) {
   po::options_description opts(kUsage);
   std::string format = "text", color = "auto";
   std::vector<std::string> rule_dirs, files;
-  std::string strategy = "auto";
+  std::string strategy = "auto", exit_code;
   unsigned threads = 0;
   opts.add_options()("help,h", "show this help")(
       "format,f", po::value(&format)->value_name("FMT"),
@@ -73,6 +96,13 @@ int run_analyze(const std::vector<std::string>& args) {
       "summary",
       "write a summary of the inputs (JSON, docs/JSON.md) instead of a diagnosis, "
       "to be merged with other nodes' summaries by a later analyze (docs/SCALE.md)");
+  po::options_description outcome_opts("How the job ended (docs/OUTCOME.md)");
+  outcome_opts.add_options()("failed", "the job failed: it crashed, exited non-zero or was killed")(
+      "hung", "the job stopped making progress (a hang is a failure: implies --failed)")(
+      "exit-code", po::value(&exit_code)->value_name("N"),
+      "the status the job's command ended with (137: SIGKILL, 139: SIGSEGV; -9 as Python "
+      "prints it); non-zero implies --failed");
+  opts.add(outcome_opts);
   // Quick fixes (docs/FIXES.md).
   fix::FixCliOptions fixo;
   po::options_description fix_opts("Fixes (see docs/FIXES.md)");
@@ -119,12 +149,17 @@ int run_analyze(const std::vector<std::string>& args) {
   // A summary is the input of a later analyze: what shapes a report has no place in it, and
   // a masked summary would carry pseudonyms no other node's summary shares.
   if (vm.count("summary")) {
-    for (const char* o : {"format", "mask", "fix", "apply", "color"})
+    for (const char* o : {"format", "mask", "fix", "apply", "color", "failed", "hung", "exit-code"})
       if (vm.count(o)) {
         std::cerr << "firstfault analyze: --summary writes a summary, not a report; --" << o
                   << " belongs to the analyze that merges the summaries\n";
         return kExitUsage;
       }
+  }
+  analysis::JobOutcome outcome;
+  if (std::string err; !read_outcome(vm, exit_code, outcome, err)) {
+    std::cerr << "firstfault analyze: " << err << "\n";
+    return kExitUsage;
   }
   if (files.empty()) {
     std::cerr << "firstfault analyze: no input; give a log file, a directory, or - for stdin\n"
@@ -214,7 +249,8 @@ int run_analyze(const std::vector<std::string>& args) {
     return kExitOk;
   }
   std::vector<std::string_view> job_texts = std::move(job.texts);
-  auto result = analysis::diagnose(loaded.catalog, std::move(job.files), std::move(job.state));
+  auto result =
+      analysis::diagnose(loaded.catalog, std::move(job.files), std::move(job.state), outcome);
   const bool mask = vm.count("mask") > 0;
   report::Masker masker;
   if (mask) masker.add_hosts_from(result);

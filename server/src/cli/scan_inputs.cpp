@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "analysis/paste.hpp"
 #include "cli/file_span.hpp"
 
 namespace ff::cli {
@@ -21,9 +22,15 @@ ScannedJob scan_job(const analysis::Catalog& catalog, const std::vector<InputFil
     std::vector<parallel::ScanSource> sources(until - next_log);
     for (std::size_t k = 0; k < sources.size(); ++k) {
       const InputFile& in = inputs[next_log + k];
-      sources[k].text = in.text();
       sources[k].file = job.files.size() + k;
       sources[k].strategy = options.strategy;
+      // Pasted text is read as it was before it was quoted, indented or wrapped; the
+      // repaired copy is in memory, so none of the file's paging hooks apply to it.
+      if (auto repaired = analysis::depaste(in.text())) {
+        sources[k].text = job.repaired.emplace_back(std::move(*repaired));
+        continue;
+      }
+      sources[k].text = in.text();
       sources[k].prefetch = [&in](std::size_t b, std::size_t e) { in.prefetch(b, e); };
       sources[k].release = [&in](std::size_t b, std::size_t e) { in.release(b, e); };
       if (in.readable())

@@ -6,6 +6,8 @@
 // in their place, as the scans of the files they summarise.
 #pragma once
 
+#include <deque>
+#include <string>
 #include <vector>
 
 #include "analysis/diagnosis.hpp"
@@ -35,6 +37,9 @@ struct ScannedJob {
   analysis::ScanState state;
   // Each file's text, for reports that quote raw lines; a summarised file has none (null).
   std::vector<std::string_view> texts;
+  // The texts scanned instead of pasted inputs (analysis/paste.hpp): kept while the
+  // events' places are reported.
+  std::deque<std::string> repaired;
 };
 
 ScannedJob scan_job(const analysis::Catalog& catalog, const std::vector<InputFile>& inputs,

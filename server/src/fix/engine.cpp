@@ -21,7 +21,7 @@ const std::set<std::string> kBindingRules = {
 // A diagnosis of a hang (no rank failed on its own; ranks waited or disagreed) also gets the
 // fix that captures evidence for the next one: the rule whose fix.env is that capture.
 const std::set<std::string> kHangCategories = {"straggler", "collective-mismatch", "remote-peer"};
-constexpr std::string_view kEvidenceCaptureRule = "torch-flight-recorder-disabled";
+using analysis::kEvidenceCaptureRule;
 
 // Variables whose setting costs something; said with the fix.
 const std::map<std::string, std::string> kCosts = {
@@ -160,7 +160,9 @@ std::vector<const analysis::Rule*> rules_to_fix(const analysis::Catalog& catalog
       push(e);
   // A hang's logs say least (every rank waited); the next one should leave the per-rank
   // evidence that names the late rank, even when no line said the recorder was off.
-  if (!a.diagnoses.empty() && kHangCategories.count(a.diagnoses.front().category))
+  // A failure nothing in the log explains gets the same capture.
+  if (a.unexplained ||
+      (!a.diagnoses.empty() && kHangCategories.count(a.diagnoses.front().category)))
     if (const analysis::Rule* r = catalog.find(kEvidenceCaptureRule))
       if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
   return out;

@@ -251,10 +251,12 @@ void AnalysisServer::report(Tag tag, const std::string& uri, Callback<Report> cb
       std::move(cb));
 }
 
-void AnalysisServer::diagnose_text(Tag tag, std::string text, Callback<analysis::Analysis> cb) {
+void AnalysisServer::diagnose_text(Tag tag, std::string text, analysis::JobOutcome outcome,
+                                   Callback<analysis::Analysis> cb) {
   auto shared = std::make_shared<const std::string>(std::move(text));
   run_on_worker<analysis::Analysis>(
-      std::move(tag), [this, shared] { return features_.diagnose_text(*shared); }, std::move(cb));
+      std::move(tag), [this, shared, outcome] { return features_.diagnose_text(*shared, outcome); },
+      std::move(cb));
 }
 
 void AnalysisServer::check_topology(Tag tag, std::map<std::string, std::string> env,

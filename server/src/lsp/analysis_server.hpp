@@ -143,7 +143,8 @@ class AnalysisServer {
   void report(Tag tag, const std::string& uri, Callback<Report> cb);
   // On a worker: the analysis of a text (a selection), and live topology discovery with
   // the given environment (NCCL_IB_HCA... as the process that launches the job sees it).
-  void diagnose_text(Tag tag, std::string text, Callback<analysis::Analysis> cb);
+  void diagnose_text(Tag tag, std::string text, analysis::JobOutcome outcome,
+                     Callback<analysis::Analysis> cb);
   void check_topology(Tag tag, std::map<std::string, std::string> env,
                       Callback<topology::TopoAnalysis> cb);
 

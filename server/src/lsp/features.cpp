@@ -822,9 +822,10 @@ std::string FeatureServer::standalone_report(const std::string& uri,
          report::to_text(catalog_, a, to) + "```\n";
 }
 
-analysis::Analysis FeatureServer::diagnose_text(std::string_view text) const {
+analysis::Analysis FeatureServer::diagnose_text(std::string_view text,
+                                                const analysis::JobOutcome& outcome) const {
   analysis::LogInput in{"<selection>", text};
-  return analysis::analyze(catalog_, std::span<const analysis::LogInput>(&in, 1));
+  return analysis::analyze(catalog_, std::span<const analysis::LogInput>(&in, 1), outcome);
 }
 
 }  // namespace ff::lsp

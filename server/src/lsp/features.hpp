@@ -298,7 +298,10 @@ class FeatureServer {
   // The report of a document analysed alone (any thread: reads only the catalog).
   std::string standalone_report(const std::string& uri, const analysis::Analysis& a) const;
   // A full analysis of a text (any thread: reads only the catalog).
-  analysis::Analysis diagnose_text(std::string_view text) const;
+  // `outcome`: how the job whose output this is ended, when the client knows (a terminal's
+  // exit code, "Diagnose as a hung job").
+  analysis::Analysis diagnose_text(std::string_view text,
+                                   const analysis::JobOutcome& outcome = {}) const;
 
  private:
   struct Document {

@@ -82,8 +82,38 @@ void LspServer::execute_command(SharedReply reply, const json& params) {
   invalid_params("unknown command: " + name);
 }
 
-// {text, title?}: a one-off analysis of the text (a selection, a terminal's output), as the
-// CLI's JSON report and its text. `title` is the client's heading for it (a terminal's command
+namespace {
+
+// The `outcome` member of a diagnose command's argument: {failed?: bool, hung?: bool,
+// exitCode?: integer} (docs/LSP.md). Absent: nothing is known about how the job ended.
+analysis::JobOutcome outcome_argument(const json& arg) {
+  analysis::JobOutcome o;
+  if (!arg.is_object() || !arg.contains("outcome")) return o;
+  const json& v = arg["outcome"];
+  if (v.is_null()) return o;
+  if (!v.is_object()) invalid_params("outcome must be an object {failed?, hung?, exitCode?}");
+  auto flag = [&](const char* name) {
+    if (!v.contains(name)) return false;
+    if (!v[name].is_boolean())
+      invalid_params(std::string("outcome.") + name + " must be a boolean");
+    return v[name].get<bool>();
+  };
+  if (flag("failed")) o.end = analysis::JobEnd::kFailed;
+  if (flag("hung")) o.end = analysis::JobEnd::kHung;
+  if (v.contains("exitCode") && !v["exitCode"].is_null()) {
+    const json& c = v["exitCode"];
+    std::optional<int> code;
+    if (c.is_number_integer()) code = analysis::parse_exit_code(std::to_string(c.get<long long>()));
+    if (!code) invalid_params("outcome.exitCode must be an integer from -64 to 255");
+    o.exit_code = code;
+  }
+  return o;
+}
+
+}  // namespace
+
+// {text, title?, outcome?}: a one-off analysis of the text (a selection, a terminal's output), as
+// the CLI's JSON report and its text. `title` is the client's heading for it (a terminal's command
 // line): it comes back as `title`, masked with the report when maskHostNames is on, so the
 // client never shows an unmasked line beside a masked report.
 void LspServer::diagnose_text_command(SharedReply reply, const json& arg) {
@@ -94,8 +124,9 @@ void LspServer::diagnose_text_command(SharedReply reply, const json& arg) {
       invalid_params("firstfault.diagnoseText: title must be a string");
     title = arg["title"].get<std::string>();
   }
+  analysis::JobOutcome outcome = outcome_argument(arg);
   core_->diagnose_text(
-      id_key(reply->id()), std::move(text),
+      id_key(reply->id()), std::move(text), outcome,
       answer<analysis::Analysis>(reply, [this, title](const analysis::Analysis& a) {
         report::TextOptions to;
         json report = report::to_json(catalog_, a);

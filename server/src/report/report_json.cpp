@@ -119,6 +119,25 @@ json to_json(const analysis::Catalog& catalog, const analysis::Analysis& a) {
     out["diagnoses"].push_back(std::move(dj));
   }
   out["only_victims"] = a.only_victims;
+  // How the job ended, as given (docs/OUTCOME.md), and whether anything explains it.
+  json oj;
+  oj["given"] = a.outcome.end == analysis::JobEnd::kHung     ? "hung"
+                : a.outcome.end == analysis::JobEnd::kFailed ? "failed"
+                                                             : "unknown";
+  if (a.outcome.exit_code) oj["exit_code"] = *a.outcome.exit_code;
+  oj["failure_known"] = a.outcome.known_failure();
+  if (std::string d = analysis::describe_outcome(a.outcome); !d.empty()) oj["description"] = d;
+  oj["unexplained"] = a.unexplained;
+  if (a.capture_rule) {
+    const analysis::Rule& r = rules[*a.capture_rule];
+    json env = json::object();
+    for (const auto& [k, v] : r.fix.env) env[k] = v;
+    oj["capture"] = {{"rule", r.id},
+                     {"summary", r.fix.summary},
+                     {"env", std::move(env)},
+                     {"steps", r.fix.steps}};
+  }
+  out["outcome"] = std::move(oj);
   out["verdict"] = verdict_json(a.verdict);
   json ctx = json::array();
   std::size_t shown = 0;

@@ -71,6 +71,25 @@ std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& 
   std::ostringstream o;
   std::size_t lines = 0;
   for (const auto& f : a.files) lines += f.lines;
+  if (a.unexplained) {
+    o << st.red() << "Unexplained failure: " << st.reset() << analysis::describe_outcome(a.outcome)
+      << ", but nothing in " << a.files.size() << (a.files.size() == 1 ? " file" : " files") << " ("
+      << lines << " lines) shows why: no error, crash or timeout firstfault recognises, "
+      << "and nothing it observed explains a failure.\n";
+    if (a.capture_rule) {
+      const auto& r = rules[*a.capture_rule];
+      o << "\n"
+        << st.bold() << "Capture the evidence next time: " << st.reset() << r.fix.summary << "\n";
+      for (const auto& [k, v] : r.fix.env) o << "    export " << k << "=" << v << "\n";
+      for (const auto& step : r.fix.steps) o << "  - " << step << "\n";
+      if (!r.verify.command.empty())
+        o << "\n" << st.bold() << "Verify: " << st.reset() << r.verify.command << "\n";
+    }
+    findings_text(catalog, a, st, o);
+    if (!options.appendix.empty()) o << "\n" << options.appendix;
+    o << "category: none\n";
+    return o.str();
+  }
   if (a.diagnoses.empty()) {
     o << st.green() << "No failure found" << st.reset() << " in " << a.files.size()
       << (a.files.size() == 1 ? " file" : " files") << " (" << lines << " lines).\n";

@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "analysis/scan.hpp"
 #include "jsonio/json_reader.hpp"
 #include "report/summary.hpp"
 
@@ -47,11 +48,10 @@ const char* name_of(const Name<E> (&table)[N], E v) {
   return nullptr;  // the default value: not written
 }
 
-// Rules whose events the diagnosis only lists (see summary.hpp, the bound): a benign listing,
-// or a context rule whose role does not depend on its captures.
+// Rules whose events the diagnosis only lists (see summary.hpp, the bound): the scan's own
+// notion of a context rule.
 bool listed_only(const analysis::Rule& r) {
-  return r.benign ||
-         (r.role == analysis::Role::kContext && r.decode != analysis::Decode::kExitStatus);
+  return analysis::is_context_rule(r);
 }
 
 ojson source_json(const analysis::LineSource& s) {

@@ -70,6 +70,11 @@ std::string catalog_markdown(const std::vector<analysis::Rule>& rules) {
       if (r->decode == analysis::Decode::kExitStatus) o << " Decodes the exit status.";
       if (r->decode == analysis::Decode::kNcclSource)
         o << " The category follows the NCCL source file the line names.";
+      if (r->success)
+        o << " Shows that the job completed: without a known failure, generic error lines are then "
+             "no failure.";
+      if (r->decode == analysis::Decode::kFrame)
+        o << " A stack frame: a crash report whose innermost frame this is takes this category.";
       o << "\n\n" << r->indicates << "\n";
       if (!r->sources.empty()) {
         o << "\nMessage source:\n\n";

@@ -30,9 +30,9 @@ namespace {
 
 const std::set<std::string>& known_fields() {
   static const std::set<std::string> f = {
-      "$schema", "id", "category", "title", "role", "weight", "benign", "patterns", "exclude",
-      "indicates", "mechanisms", "checks", "fix", "verify", "related", "versions",
-      "examples", "cross_rank", "explains", "decode", "sources", "verdict"};
+      "$schema",  "id",       "category",   "title",      "role",   "weight",  "benign", "success",
+      "patterns", "exclude",  "indicates",  "mechanisms", "checks", "fix",     "verify", "related",
+      "versions", "examples", "cross_rank", "explains",   "decode", "sources", "verdict"};
   return f;
 }
 
@@ -172,6 +172,14 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
     else
       rule.benign = it->get<bool>();
   }
+  if (auto it = j.find("success"); it != j.end()) {
+    if (!it->is_boolean())
+      r.fail("success", "must be true or false");
+    else
+      rule.success = it->get<bool>();
+    if (rule.success && rule.role != analysis::Role::kContext)
+      r.fail("success", "a line that shows success has role 'context'");
+  }
   rule.patterns = r.strings(j, "patterns", "patterns", true);
   if (rule.patterns.empty() && j.contains("patterns")) r.fail("patterns", "must not be empty");
   rule.exclude = r.strings(j, "exclude", "exclude", false);
@@ -280,8 +288,15 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
     rule.decode = analysis::Decode::kExitStatus;
   else if (decode == "nccl-source")
     rule.decode = analysis::Decode::kNcclSource;
+  else if (decode == "frame")
+    rule.decode = analysis::Decode::kFrame;
   else if (!decode.empty())
-    r.fail("decode", "must be 'exit-status' or 'nccl-source'");
+    r.fail("decode", "must be 'exit-status', 'nccl-source' or 'frame'");
+  if (rule.decode == analysis::Decode::kFrame &&
+      (rule.role != analysis::Role::kContext || rule.benign))
+    r.fail("decode",
+           "a frame rule has role 'context' and is not benign: a frame only names "
+           "where a crash happened");
   rule.sources = r.strings(j, "sources", "sources", false);
   if (auto it = j.find("verdict"); it != j.end()) {
     if (!it->is_object()) {
@@ -448,8 +463,10 @@ std::string rule_to_json(const analysis::Rule& r) {
     j["cross_rank"] = cr;
   }
   if (!r.explains.empty()) j["explains"] = r.explains;
+  if (r.success) j["success"] = true;
   if (r.decode == analysis::Decode::kExitStatus) j["decode"] = "exit-status";
   if (r.decode == analysis::Decode::kNcclSource) j["decode"] = "nccl-source";
+  if (r.decode == analysis::Decode::kFrame) j["decode"] = "frame";
   if (!r.sources.empty()) j["sources"] = r.sources;
   if (!r.verdict.empty()) {
     json v = json::object();

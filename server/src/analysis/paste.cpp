@@ -1,0 +1,164 @@
+#include "analysis/paste.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace ff::analysis {
+
+namespace {
+
+struct Line {
+  std::size_t begin = 0;  // first byte of the content (after any removed prefix)
+  std::size_t end = 0;    // end of the content, before "\r\n" or "\n"
+  std::size_t term = 0;   // end of the line terminator (the next line's first byte)
+};
+
+bool blank(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\t'; });
+}
+
+// A Markdown quote: up to three spaces, then one or more '>' each with an optional space.
+std::size_t quote_length(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && i < 3 && s[i] == ' ') ++i;
+  if (i >= s.size() || s[i] != '>') return 0;
+  while (i < s.size() && s[i] == '>') {
+    ++i;
+    if (i < s.size() && s[i] == ' ') ++i;
+  }
+  return i;
+}
+
+// One level of code-block indentation: four spaces or a tab.
+std::size_t indent_length(std::string_view s) {
+  if (!s.empty() && s[0] == '\t') return 1;
+  return s.substr(0, 4) == "    " ? 4 : 0;
+}
+
+// The start of a line, reduced to its shape ("[rank3]:[E1203" -> "[aaaa0]:"): two records of
+// one log start alike, the rest of a cut message does not. A start with punctuation or digits
+// in its first four bytes is a prefix and compared on those four ("0: " of srun, "[1,"); one
+// of letters only is compared on eight.
+bool alike(std::string_view a, std::string_view b) {
+  auto shape = [](std::string_view s, std::size_t n) {
+    std::string out;
+    for (char c : s.substr(0, n)) {
+      unsigned char u = static_cast<unsigned char>(c);
+      out += (u >= '0' && u <= '9') ? '0' : ((u | 0x20) >= 'a' && (u | 0x20) <= 'z') ? 'a' : c;
+    }
+    return out;
+  };
+  std::string four = shape(a, 4);
+  bool plain = four.find_first_not_of('a') == std::string::npos ||
+               four.find_first_not_of('0') == std::string::npos;
+  std::size_t n = plain ? 8 : 4;
+  return shape(a, n) == shape(b, n);
+}
+
+bool word_byte(char c) {
+  return c != ' ' && c != '\t';
+}
+
+// Terminals and pages cut at widths between these; a longest line outside them is a log's own.
+constexpr std::size_t kMinWrap = 60;
+constexpr std::size_t kMaxWrap = 320;
+// Widths terminals and pages are set to. A text with only one or two cut lines is taken as
+// wrapped only at one of these (and with one, only where the cut falls inside a word).
+constexpr std::size_t kCommonWidths[] = {80, 100, 120, 132, 160, 200, 240, 250, 256, 300};
+// Cut lines that, with records that do not start alike, make a width on their own.
+constexpr std::size_t kManyPieces = 3;
+
+// The width the text was hard-wrapped at, or 0. The longest line sets it. Each run of lines
+// of exactly that width, with the line after it, is one cut message: its pieces after the
+// first must not start the way the first does (records of one log start alike; the rest of
+// a cut message does not). Most runs must look cut, and there must be enough of them.
+std::size_t wrap_width(std::string_view text, const std::vector<Line>& lines) {
+  std::size_t w = 0;
+  for (const auto& l : lines) w = std::max(w, l.end - l.begin);
+  if (w < kMinWrap || w > kMaxWrap) return 0;
+  auto piece = [&](std::size_t i) {
+    return text.substr(lines[i].begin, lines[i].end - lines[i].begin);
+  };
+  std::size_t runs = 0, alike_runs = 0, pieces = 0;
+  bool inside_words = true;
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+    if (piece(i).size() != w) continue;
+    std::size_t j = i + 1;  // the line after the run: its last piece
+    while (j + 1 < lines.size() && piece(j).size() == w) ++j;
+    ++runs;
+    pieces += j - i;
+    bool looks_cut = true;
+    for (std::size_t k = i; k < j && looks_cut; ++k) {
+      std::string_view next = piece(k + 1);
+      looks_cut = !blank(next) && !alike(piece(i), next);
+      inside_words =
+          inside_words && !next.empty() && word_byte(piece(k).back()) && word_byte(next.front());
+    }
+    alike_runs += !looks_cut;
+    i = j - 1;
+  }
+  if (runs == 0 || alike_runs * 2 >= runs) return 0;
+  if (pieces >= kManyPieces) return w;
+  // Fewer cut lines: a width terminals use, and with a single cut, one inside a word.
+  bool common =
+      std::find(std::begin(kCommonWidths), std::end(kCommonWidths), w) != std::end(kCommonWidths);
+  return common && (pieces >= 2 || inside_words) ? w : 0;
+}
+
+}  // namespace
+
+std::optional<std::string> depaste(std::string_view text, PasteRepair* what) {
+  if (text.size() > kDepasteMaxBytes || text.empty()) return std::nullopt;
+  std::vector<Line> lines;
+  for (std::size_t pos = 0; pos < text.size();) {
+    std::size_t nl = text.find('\n', pos);
+    Line l;
+    l.begin = pos;
+    l.term = nl == std::string_view::npos ? text.size() : nl + 1;
+    l.end = nl == std::string_view::npos ? text.size() : nl;
+    if (l.end > l.begin && text[l.end - 1] == '\r') --l.end;
+    lines.push_back(l);
+    pos = l.term;
+  }
+  auto content = [&](const Line& l) { return text.substr(l.begin, l.end - l.begin); };
+  PasteRepair done;
+  // Removes a prefix from every line when at least `share` of the non-blank lines have one.
+  auto strip_where_most = [&](auto length_of, double share) {
+    std::size_t nonblank = 0, with = 0;
+    for (const auto& l : lines) {
+      if (blank(content(l))) continue;
+      ++nonblank;
+      with += length_of(content(l)) > 0;
+    }
+    if (nonblank < 2 || static_cast<double>(with) < share * static_cast<double>(nonblank))
+      return false;
+    for (auto& l : lines) l.begin += length_of(content(l));
+    return true;
+  };
+  done.quoted = strip_where_most(quote_length, 0.8);
+  done.indented = strip_where_most(indent_length, 0.9);
+  done.wrap_width = wrap_width(text, lines);
+  if (!done.quoted && !done.indented && !done.wrap_width) return std::nullopt;
+
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    out += content(lines[i]);
+    std::size_t last = i;
+    // A cut line goes on in the next one, which goes on while it is cut too.
+    if (done.wrap_width)
+      while (last + 1 < lines.size() && lines[last].end - lines[last].begin == done.wrap_width) {
+        ++last;
+        out += content(lines[last]);
+      }
+    out += text.substr(lines[i].end, lines[i].term - lines[i].end);
+    // The pieces joined above stay as empty lines: every later line keeps its number.
+    for (std::size_t k = i + 1; k <= last; ++k)
+      out += text.substr(lines[k].end, lines[k].term - lines[k].end);
+    i = last;
+  }
+  if (what) *what = done;
+  return out;
+}
+
+}  // namespace ff::analysis

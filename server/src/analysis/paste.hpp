@@ -1,0 +1,35 @@
+// Text as people paste it. A log copied into a forum post or an issue is often quoted in
+// Markdown ("> " before every line), indented four spaces as a code block, or hard-wrapped by
+// the terminal or the page it was copied from (every long line cut at the same column). The
+// rules match whole lines, so each of these hides signatures: an anchored pattern misses a
+// quoted line, and a message cut in two matches in neither half.
+//
+// `depaste` undoes them on a copy of the text, without changing how many lines it has: a
+// wrapped line is joined back onto its first piece and the pieces after it become empty
+// lines, so every line number (and so every reported place) is the pasted text's own. It
+// only acts when the whole text shows the pattern (most lines quoted; most lines indented;
+// a width that lines are cut at), never on a line alone, so a log that was not pasted is left
+// as it is. Pure: text in, text out.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ff::analysis {
+
+struct PasteRepair {
+  bool quoted = false;         // Markdown quote markers removed
+  bool indented = false;       // one level of code-block indentation removed
+  std::size_t wrap_width = 0;  // lines cut at this many bytes were joined (0: none)
+};
+
+// Pasted text is small: larger inputs are logs read from disk, left untouched (and unread).
+inline constexpr std::size_t kDepasteMaxBytes = std::size_t{4} << 20;
+
+// The repaired copy, or nullopt when the text shows none of the three (or is larger than
+// kDepasteMaxBytes). `what`, when given, says what was repaired.
+std::optional<std::string> depaste(std::string_view text, PasteRepair* what = nullptr);
+
+}  // namespace ff::analysis

@@ -1,0 +1,308 @@
+// Metamorphic test over the corpus: a log keeps its diagnosis however it reaches us. Every
+// case of a corpus directory is diagnosed as it is (with the job's outcome, as
+// ff_corpus_test gives it), then after each transformation below, which launchers, log
+// collectors, terminals and forums apply to real logs; the top diagnosis's category and
+// initiating line must stay the same. The transformations are written from the tools' own
+// output formats (srun --label, mpirun --tag-output, kubectl logs --timestamps, docker
+// compose, journald), not from anything firstfault reads.
+//
+//   ff_metamorphic_test [--only NAME] [--min F] [--healthy-run LOG] CORPUS_DIR
+//     Prints, per transformation, how many cases kept their diagnosis and the ones that did
+//     not; fails when the share kept by any transformation is below F (default 1.0).
+//     --healthy-run: the healthy log the "embedded" transformation surrounds each case with
+//     (5,000 lines before and after, repeated as needed).
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analysis/analyze.hpp"
+#include "analysis/line_source.hpp"
+#include "case_outcome.hpp"
+#include "cli/rule_set.hpp"
+#include "percent.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    std::string line = text.substr(pos, nl - pos);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(std::move(line));
+    pos = nl + 1;
+  }
+  return lines;
+}
+
+std::string join(const std::vector<std::string>& lines, const char* eol = "\n") {
+  std::string out;
+  for (const auto& l : lines) {
+    out += l;
+    out += eol;
+  }
+  return out;
+}
+
+std::string trim(std::string s) {
+  auto sp = [](unsigned char c) { return std::isspace(c) != 0; };
+  while (!s.empty() && sp(s.back())) s.pop_back();
+  std::size_t i = 0;
+  while (i < s.size() && sp(s[i])) ++i;
+  return s.substr(i);
+}
+
+// The same line, or one holding the other (a carried line holds its prefix; a pasted line
+// may have lost one).
+bool same_line(const std::string& a0, const std::string& b0) {
+  std::string a = trim(a0), b = trim(b0);
+  if (a.empty() || b.empty()) return a.empty() && b.empty();
+  return a == b || a.find(b) != std::string::npos || b.find(a) != std::string::npos;
+}
+
+// The task label a launcher would print for each line: the process that wrote it. A line
+// that names its rank gets that rank; one that names only a host and pid gets a label of its
+// own; a line that names no writer (a traceback's middle) continues the line before it, as
+// its writer's output does.
+std::vector<int> task_labels(const std::vector<std::string>& lines) {
+  std::vector<int> labels;
+  std::map<std::string, int> others;
+  int last = 0;
+  for (const auto& l : lines) {
+    auto src = ff::analysis::parse_line_source(l);
+    if (src.rank) {
+      last = *src.rank;
+    } else if (!src.host.empty() || src.pid) {
+      std::string key = src.host + ":" + (src.pid ? std::to_string(*src.pid) : "");
+      last = others.emplace(key, 100000 + static_cast<int>(others.size())).first->second;
+    }
+    labels.push_back(last);
+  }
+  return labels;
+}
+
+std::string fold(const std::vector<std::string>& lines, std::size_t width) {
+  std::vector<std::string> out;
+  for (const auto& l : lines) {
+    if (l.size() <= width) {
+      out.push_back(l);
+      continue;
+    }
+    for (std::size_t i = 0; i < l.size(); i += width) out.push_back(l.substr(i, width));
+  }
+  return join(out);
+}
+
+using Transform = std::function<std::string(const std::string&)>;
+
+struct Named {
+  std::string name;
+  Transform apply;
+  // What the transformation puts in front of each line (a regex), taken out of the
+  // initiating line before it is compared: a line that was wrapped before it was carried
+  // holds the carrier's prefix again where its pieces were joined.
+  std::string inserted;
+};
+
+std::vector<Named> transformations(const std::vector<std::string>& healthy) {
+  std::vector<Named> t;
+  t.push_back({"srun --label",
+               [](const std::string& text) {
+                 auto lines = split_lines(text);
+                 auto labels = task_labels(lines);
+                 for (std::size_t i = 0; i < lines.size(); ++i)
+                   lines[i] = std::to_string(labels[i]) + ": " + lines[i];
+                 return join(lines);
+               },
+               "\\d+: "});
+  t.push_back({"mpirun --tag-output",
+               [](const std::string& text) {
+                 auto lines = split_lines(text);
+                 auto labels = task_labels(lines);
+                 for (std::size_t i = 0; i < lines.size(); ++i)
+                   lines[i] = "[1," + std::to_string(labels[i]) + "]<stderr>:" + lines[i];
+                 return join(lines);
+               },
+               "\\[1,\\d+\\]<stderr>:"});
+  t.push_back({"kubectl logs --timestamps",
+               [](const std::string& text) {
+                 auto lines = split_lines(text);
+                 for (std::size_t i = 0; i < lines.size(); ++i) {
+                   char stamp[64];
+                   std::snprintf(stamp, sizeof stamp, "2025-03-04T05:%02zu:%02zu.%09zuZ ",
+                                 (i / 60000) % 60, (i / 1000) % 60, (i % 1000) * 1000000);
+                   lines[i] = stamp + lines[i];
+                 }
+                 return join(lines);
+               },
+               "2025-03-04T\\S+Z "});
+  t.push_back({"docker compose",
+               [](const std::string& text) {
+                 auto lines = split_lines(text);
+                 for (auto& l : lines) l = "trainer-1  | " + l;
+                 return join(lines);
+               },
+               "trainer-1  \\| "});
+  t.push_back({"journald",
+               [](const std::string& text) {
+                 auto lines = split_lines(text);
+                 for (auto& l : lines) l = "Mar 04 05:06:07 gpu-node-17 python3[48213]: " + l;
+                 return join(lines);
+               },
+               "Mar 04 05:06:07 gpu-node-17 python3\\[48213\\]: "});
+  t.push_back({"CRLF", [](const std::string& text) { return join(split_lines(text), "\r\n"); }});
+  t.push_back({"ANSI colour", [](const std::string& text) {
+                 auto lines = split_lines(text);
+                 for (auto& l : lines) l = "\x1b[1;31m" + l + "\x1b[0m";
+                 return join(lines);
+               }});
+  for (std::size_t w : {80, 120, 160})
+    t.push_back({"hard wrap at " + std::to_string(w),
+                 [w](const std::string& text) { return fold(split_lines(text), w); }});
+  t.push_back({"Markdown quote", [](const std::string& text) {
+                 auto lines = split_lines(text);
+                 for (auto& l : lines) l = "> " + l;
+                 return join(lines);
+               }});
+  t.push_back({"four-space indent", [](const std::string& text) {
+                 auto lines = split_lines(text);
+                 for (auto& l : lines) l = "    " + l;
+                 return join(lines);
+               }});
+  t.push_back({"inside a healthy run", [healthy](const std::string& text) {
+                 std::vector<std::string> out;
+                 for (std::size_t i = 0; i < 5000 && !healthy.empty(); ++i)
+                   out.push_back(healthy[i % healthy.size()]);
+                 for (auto& l : split_lines(text)) out.push_back(std::move(l));
+                 for (std::size_t i = 0; i < 5000 && !healthy.empty(); ++i)
+                   out.push_back(healthy[(i + 5000) % healthy.size()]);
+                 return join(out);
+               }});
+  return t;
+}
+
+struct Verdict {
+  std::string category = "none";
+  std::string line;
+};
+
+Verdict diagnose(const ff::analysis::Catalog& catalog, const std::string& text,
+                 const ff::analysis::JobOutcome& outcome) {
+  ff::analysis::LogInput in{"log.txt", text};
+  auto a = ff::analysis::analyze(catalog, std::span(&in, 1), outcome);
+  Verdict v;
+  if (!a.diagnoses.empty()) {
+    v.category = a.diagnoses.front().category;
+    v.line = a.events[a.diagnoses.front().initiating].text;
+  }
+  return v;
+}
+
+int usage() {
+  std::cerr << "usage: ff_metamorphic_test [--only NAME] [--min F] [--healthy-run LOG] "
+               "CORPUS_DIR\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir, only, healthy_path;
+  double min = 1.0;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--only" && i + 1 < argc) {
+      only = argv[++i];
+    } else if (a == "--min" && i + 1 < argc) {
+      char* end = nullptr;
+      min = std::strtod(argv[++i], &end);
+      if (*end != '\0' || !(min >= 0 && min <= 1)) return usage();
+    } else if (a == "--healthy-run" && i + 1 < argc) {
+      healthy_path = argv[++i];
+    } else if (!a.empty() && a[0] != '-' && dir.empty()) {
+      dir = a;
+    } else {
+      return usage();
+    }
+  }
+  if (dir.empty() || !fs::is_directory(dir)) return usage();
+  std::vector<std::string> healthy;
+  if (!healthy_path.empty()) {
+    if (!fs::is_regular_file(healthy_path)) {
+      std::cerr << "ff_metamorphic_test: " << healthy_path << ": not a file\n";
+      return 2;
+    }
+    healthy = split_lines(read_file(healthy_path));
+  }
+  auto loaded = ff::cli::load_catalog({});
+  for (const auto& p : loaded.problems) std::cerr << "rule problem: " << p.to_string() << "\n";
+
+  std::vector<fs::path> cases;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_directory() && fs::exists(e.path() / "expected.json")) cases.push_back(e.path());
+  std::sort(cases.begin(), cases.end());
+
+  auto all = transformations(healthy);
+  std::vector<Named> chosen;
+  for (auto& t : all)
+    if ((only.empty() || t.name == only) && (t.name != "inside a healthy run" || !healthy.empty()))
+      chosen.push_back(std::move(t));
+  if (chosen.empty()) {
+    std::cerr << "ff_metamorphic_test: no transformation named '" << only << "'\n";
+    return 2;
+  }
+  std::map<std::string, std::vector<std::string>> changed;
+  for (const auto& c : cases) {
+    json expected = json::parse(read_file(c / "expected.json"));
+    ff::analysis::JobOutcome outcome = ff::test::case_outcome(expected);
+    std::string log = read_file(c / "log.txt");
+    Verdict base = diagnose(loaded.catalog, log, outcome);
+    for (const auto& t : chosen) {
+      Verdict v = diagnose(loaded.catalog, t.apply(log), outcome);
+      bool kept = v.category == base.category && same_line(v.line, base.line);
+      if (!kept && v.category == base.category && !t.inserted.empty()) {
+        std::regex anywhere(t.inserted), at_start("^(?:" + t.inserted + ")");
+        kept = same_line(std::regex_replace(v.line, at_start, ""), base.line) ||
+               same_line(std::regex_replace(v.line, anywhere, ""), base.line);
+      }
+      if (kept) continue;
+      changed[t.name].push_back(
+          c.filename().string() + ": " + base.category + " -> " + v.category +
+          (v.category == base.category ? " (another line: " + v.line.substr(0, 120) + ")" : ""));
+    }
+  }
+  const int n = static_cast<int>(cases.size());
+  bool pass = n > 0;
+  for (const auto& t : chosen) {
+    const auto& bad = changed[t.name];
+    int kept = n - static_cast<int>(bad.size());
+    bool ok = n > 0 && kept >= min * n - 1e-9;
+    pass = pass && ok;
+    std::cout << (ok ? "ok   " : "FAIL ") << t.name << ": " << kept << "/" << n << " kept ("
+              << ff::test::percent(kept, n) << ")\n";
+    for (const auto& b : bad) std::cout << "       " << b << "\n";
+  }
+  std::cout << (pass ? "metamorphic: PASS" : "metamorphic: FAIL") << "\n";
+  return pass ? 0 : 1;
+}

@@ -1,0 +1,202 @@
+// The job's outcome as input (analysis/outcome.hpp), crash reports placed by their frames,
+// the component a line names outranking a generic rule, and INFO lines that never lead
+// alone. Rules here are small and written for each case, independent of the shipped catalog.
+#include "analysis/outcome.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "analysis/analyze.hpp"
+#include "diagnosis_test_util.hpp"
+
+using namespace ff::analysis;
+using namespace ff::test;
+
+namespace {
+
+Analysis run_as(const Catalog& c, std::string_view text, JobOutcome outcome) {
+  LogInput in{"test.log", text};
+  return analyze(c, std::span(&in, 1), outcome);
+}
+
+JobOutcome failed() {
+  return {JobEnd::kFailed, std::nullopt};
+}
+JobOutcome hung() {
+  return {JobEnd::kHung, std::nullopt};
+}
+
+// A finding that explains failures of its own category only (with no `explains`, a finding
+// explains any failure evidence in the log, the fallback's error line included).
+Rule finding(std::string id, std::string category, double weight, std::string pattern) {
+  Rule r = make(std::move(id), category, Role::kFinding, weight, std::move(pattern));
+  r.explains = {category};
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("outcome: an exit code is read as the shell or Python reports it", "[outcome]") {
+  CHECK(parse_exit_code("0") == 0);
+  CHECK(parse_exit_code("137") == 137);
+  CHECK(parse_exit_code("255") == 255);
+  CHECK(parse_exit_code("-9") == -9);
+  CHECK_FALSE(parse_exit_code("256").has_value());
+  CHECK_FALSE(parse_exit_code("-65").has_value());
+  CHECK_FALSE(parse_exit_code("12x").has_value());
+  CHECK_FALSE(parse_exit_code("").has_value());
+  CHECK_FALSE(parse_exit_code("99999999999999999999").has_value());
+
+  CHECK(JobOutcome{}.known_failure() == false);
+  CHECK(JobOutcome{JobEnd::kUnknown, 0}.known_failure() == false);
+  CHECK(JobOutcome{JobEnd::kUnknown, 1}.known_failure());
+  CHECK(hung().known_failure());
+  CHECK_THAT(describe_outcome({JobEnd::kUnknown, 137}), Catch::Contains("SIGKILL"));
+  CHECK_THAT(describe_outcome({JobEnd::kUnknown, -11}), Catch::Contains("SIGSEGV"));
+  CHECK_THAT(describe_outcome(hung()), Catch::Contains("hung"));
+  CHECK(describe_outcome({}).empty());
+}
+
+TEST_CASE("outcome: under a known failure, a finding nothing else explains leads", "[outcome]") {
+  auto c = catalog({finding("lo-bootstrap", "socket", 0.6, "Bootstrap : Using lo:"),
+                    make("err", "process-crash", Role::kFallback, 0.2, "ERROR")});
+  const std::string log =
+      "node1:1:1 [0] NCCL INFO Bootstrap : Using lo:127.0.0.1<0>\n"
+      "node1:1:1 [0] NCCL INFO Connected all rings\n";
+  // Without the outcome: a healthy run prints the same, so it stays a finding.
+  auto plain = run(c, log);
+  CHECK(plain.diagnoses.empty());
+  CHECK(plain.findings.size() == 1);
+  CHECK_FALSE(plain.unexplained);
+  // With it: the observation is the hypothesis, and says why.
+  for (JobOutcome o : {failed(), hung(), JobOutcome{JobEnd::kUnknown, 1}}) {
+    auto a = run_as(c, log, o);
+    REQUIRE(a.diagnoses.size() == 1);
+    CHECK(a.diagnoses.front().category == "socket");
+    CHECK(initiating(a).line == 0);
+    CHECK_THAT(a.diagnoses.front().reasoning, Catch::Contains("can explain it"));
+    CHECK(a.findings.empty());
+    CHECK_FALSE(a.unexplained);
+  }
+  // An exit code of 0 says the job succeeded: nothing changes.
+  CHECK(run_as(c, log, {JobEnd::kUnknown, 0}).diagnoses.empty());
+}
+
+TEST_CASE("outcome: a failure the log shows is not explained by an unrelated observation",
+          "[outcome]") {
+  auto c = catalog({finding("lo-bootstrap", "socket", 0.9, "Bootstrap : Using lo:"),
+                    make("oom", "gpu-oom", Role::kCause, 0.8, "CUDA out of memory")});
+  auto a = run_as(c,
+                  "node1:1:1 [0] NCCL INFO Bootstrap : Using lo:127.0.0.1<0>\n"
+                  "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n",
+                  failed());
+  REQUIRE_FALSE(a.diagnoses.empty());
+  CHECK(a.diagnoses.front().category == "gpu-oom");
+}
+
+TEST_CASE("outcome: a finding leads the first error line only when it weighs more", "[outcome]") {
+  auto weak = catalog({finding("old-release", "version", 0.2, "NCCL version 2\\.4\\."),
+                       make("err", "process-crash", Role::kFallback, 0.2, "ERROR")});
+  const std::string log = "NCCL version 2.4.8+cuda10.2\nERROR: step 3 failed\n";
+  auto a = run_as(weak, log, failed());
+  REQUIRE_FALSE(a.diagnoses.empty());
+  CHECK(a.diagnoses.front().category == "process-crash");  // 0.2 beats 0.2 * 0.7
+  auto strong = catalog({finding("old-release", "version", 0.8, "NCCL version 2\\.4\\."),
+                         make("err", "process-crash", Role::kFallback, 0.2, "ERROR")});
+  auto b = run_as(strong, log, failed());
+  REQUIRE_FALSE(b.diagnoses.empty());
+  CHECK(b.diagnoses.front().category == "version");
+}
+
+TEST_CASE("outcome: a failure nothing explains is unexplained, with the capture fix", "[outcome]") {
+  Rule capture = make(std::string(kEvidenceCaptureRule), "straggler", Role::kContext, 0.2,
+                      "FlightRecorder is disabled");
+  capture.fix.env = {{"TORCH_FR_BUFFER_SIZE", "2000"}};
+  auto c = catalog({capture, make("oom", "gpu-oom", Role::kCause, 0.8, "CUDA out of memory")});
+  const std::string log = "epoch 1 step 10 loss 0.5\nepoch 1 step 20 loss 0.4\n";
+  auto plain = run(c, log);
+  CHECK(plain.diagnoses.empty());
+  CHECK_FALSE(plain.unexplained);
+  auto a = run_as(c, log, hung());
+  CHECK(a.diagnoses.empty());
+  CHECK(a.unexplained);
+  REQUIRE(a.capture_rule.has_value());
+  CHECK(c.rules()[*a.capture_rule].id == kEvidenceCaptureRule);
+  CHECK(a.outcome.hung());
+}
+
+TEST_CASE("INFO lines never lead alone without a known failure", "[outcome]") {
+  auto c = catalog(
+      {make("peer-closed", "remote-peer", Role::kSymptom, 0.5, "Connection closed by localRank")});
+  const std::string log =
+      "node1:7:9 [0] NCCL INFO [Service thread] Connection closed by localRank 1\n";
+  auto plain = run(c, log);
+  CHECK(plain.diagnoses.empty());
+  CHECK(plain.findings.size() == 1);  // listed, not lost
+  auto a = run_as(c, log, failed());
+  REQUIRE_FALSE(a.diagnoses.empty());
+  CHECK(a.diagnoses.front().category == "remote-peer");
+  // The same words at WARN level are evidence on their own.
+  auto w = run(c, "node1:7:9 [0] NCCL WARN [Service thread] Connection closed by localRank 1\n");
+  CHECK_FALSE(w.diagnoses.empty());
+}
+
+TEST_CASE("the NCCL source file outranks a generic rule", "[precedence]") {
+  auto c = catalog({make("syscall", "socket", Role::kCause, 0.35, "Call to \\w+ failed")});
+  auto a = run(c,
+               "gpu2:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : "
+               "No space left on device\n");
+  REQUIRE_FALSE(a.diagnoses.empty());
+  CHECK(a.diagnoses.front().category == "shm");
+  // A specific rule keeps its own category.
+  auto specific = catalog({make("syscall", "socket", Role::kCause, 0.8, "Call to \\w+ failed")});
+  auto b =
+      run(specific,
+          "gpu2:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : x\n");
+  REQUIRE_FALSE(b.diagnoses.empty());
+  CHECK(b.diagnoses.front().category == "socket");
+}
+
+TEST_CASE("a crash report takes its category from its innermost recognised frame", "[frames]") {
+  Rule crash = make("signal-handler", "process-crash", Role::kCause, 0.7,
+                    "\\*\\*\\* Process received signal \\*\\*\\*");
+  Rule shm_frame = make("frame-shm", "shm", Role::kContext, 0.6, "\\(ncclShm\\w*\\+0x[0-9a-f]+\\)");
+  shm_frame.decode = Decode::kFrame;
+  Rule ib_frame = make("frame-ib", "ib", Role::kContext, 0.6, "libmlx5\\.so[.\\d]*\\(");
+  ib_frame.decode = Decode::kFrame;
+  Rule kernel = make("kernel-segv", "process-crash", Role::kCause, 0.55,
+                     "segfault at [0-9a-f]+ ip [0-9a-f]+ sp [0-9a-f]+ error \\d+ in \\S+");
+  Rule lib_frame = make("frame-lib-ib", "ib", Role::kContext, 0.5, " in libmlx5\\.so[.\\d]*\\[");
+  lib_frame.decode = Decode::kFrame;
+  auto c = catalog({crash, shm_frame, ib_frame, kernel, lib_frame});
+
+  const std::string block =
+      "[node1:4242] *** Process received signal ***\n"
+      "[node1:4242] Signal: Bus error (7)\n"
+      "[node1:4242] [ 0] /lib/x86_64-linux-gnu/libc.so.6(+0x42520)[0x7f00]\n"
+      "[node1:4242] [ 1] /usr/lib/libnccl.so.2(ncclShmOpen+0x1c2)[0x7f01]\n"
+      "[node1:4242] [ 2] /usr/lib/libmlx5.so.1(+0x99)[0x7f02]\n";
+  auto a = run(c, block);
+  REQUIRE_FALSE(a.diagnoses.empty());
+  CHECK(a.diagnoses.front().category == "shm");  // the innermost recognised frame
+  CHECK(initiating(a).line == 0);
+  CHECK_THAT(a.diagnoses.front().reasoning, Catch::Contains("line 4"));
+  CHECK(a.context.empty());  // frames are read beside their crash, not listed
+
+  // Frames of another process, or far below, do not place the crash.
+  auto other = run(c,
+                   "[node1:4242] *** Process received signal ***\n"
+                   "[node2:77] [ 1] /usr/lib/libnccl.so.2(ncclShmOpen+0x1c2)[0x7f01]\n");
+  REQUIRE_FALSE(other.diagnoses.empty());
+  CHECK(other.diagnoses.front().category == "process-crash");
+  std::string far = "[node1:4242] *** Process received signal ***\n";
+  for (int i = 0; i < 80; ++i) far += "noise\n";
+  far += "[node1:4242] [ 1] /usr/lib/libnccl.so.2(ncclShmOpen+0x1c2)[0x7f01]\n";
+  CHECK(run(c, far).diagnoses.front().category == "process-crash");
+
+  // The kernel names the library on the crash line itself.
+  auto k = run(c,
+               "[12.5] python[4242]: segfault at 8 ip 00007f sp 00007e error 4 in "
+               "libmlx5.so.1[7f00+1000]\n");
+  REQUIRE_FALSE(k.diagnoses.empty());
+  CHECK(k.diagnoses.front().category == "ib");
+}

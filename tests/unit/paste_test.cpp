@@ -1,0 +1,113 @@
+// Text as pasted (analysis/paste.hpp): quoting, code indentation and hard wraps are undone
+// on a copy with the same line count; a log that was not pasted is left alone.
+#include "analysis/paste.hpp"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "analysis/line_source.hpp"
+
+using namespace ff::analysis;
+
+namespace {
+
+std::size_t line_count(const std::string& s) {
+  return std::count(s.begin(), s.end(), '\n');
+}
+
+// Cuts every line longer than `width` into pieces of `width` bytes, as a terminal does.
+std::string fold(const std::string& text, std::size_t width) {
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    std::string line = text.substr(pos, nl - pos);
+    for (std::size_t i = 0; i < line.size() || i == 0; i += width) {
+      out += line.substr(i, width);
+      out += '\n';
+      if (line.empty()) break;
+    }
+    pos = nl + 1;
+  }
+  return out;
+}
+
+const std::string kLog =
+    "[rank1]:[E1203 10:11:12.123456 ProcessGroupNCCL.cpp:607] [Rank 1] Watchdog caught collective "
+    "operation timeout: WorkNCCL(SeqNum=42, OpType=ALLREDUCE, NumelIn=1024, NumelOut=1024, "
+    "Timeout(ms)=600000) ran for 600123 milliseconds before timing out.\n"
+    "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a "
+    "total capacity of 79.10 GiB of which 1.02 GiB is free.\n"
+    "short line\n";
+
+}  // namespace
+
+TEST_CASE("paste: a log that was not pasted is left as it is", "[paste]") {
+  CHECK_FALSE(depaste(kLog).has_value());
+  CHECK_FALSE(depaste("").has_value());
+  CHECK_FALSE(depaste("one line\n").has_value());
+  // Records that share the longest length are records, not a wrap.
+  std::string same;
+  for (int r = 0; r < 8; ++r)
+    same += "[rank" + std::to_string(r) +
+            "]:[E1203 10:11:12.123456 ProcessGroupNCCL.cpp:607] Watchdog caught collective "
+            "operation timeout: WorkNCCL(SeqNum=42, OpType=ALLREDUCE) ran for 600123 ms\n";
+  CHECK_FALSE(depaste(same).has_value());
+  CHECK_FALSE(depaste(std::string(kDepasteMaxBytes + 1, 'x')).has_value());
+}
+
+TEST_CASE("paste: hard wraps are joined back, line numbers kept", "[paste]") {
+  for (std::size_t width : {80, 120, 160}) {
+    INFO(width);
+    std::string wrapped = fold(kLog, width);
+    PasteRepair what;
+    auto repaired = depaste(wrapped, &what);
+    REQUIRE(repaired.has_value());
+    CHECK(what.wrap_width == width);
+    CHECK(line_count(*repaired) == line_count(wrapped));
+    // Each original line is whole again, on the line where its first piece was.
+    std::size_t first = repaired->find("[rank1]:");
+    CHECK(repaired->find("before timing out.") > first);
+    CHECK(repaired->substr(first, repaired->find('\n') - first).size() == kLog.find('\n'));
+  }
+}
+
+TEST_CASE("paste: Markdown quotes and code indentation are removed", "[paste]") {
+  std::string quoted, indented, crlf;
+  std::size_t pos = 0;
+  while (pos < kLog.size()) {
+    std::size_t nl = kLog.find('\n', pos);
+    std::string line = kLog.substr(pos, nl - pos);
+    quoted += "> " + line + "\n";
+    indented += "    " + line + "\n";
+    crlf += "> " + line + "\r\n";
+    pos = nl + 1;
+  }
+  PasteRepair what;
+  auto q = depaste(quoted, &what);
+  REQUIRE(q.has_value());
+  CHECK(what.quoted);
+  CHECK(*q == kLog);
+  auto i = depaste(indented, &what);
+  REQUIRE(i.has_value());
+  CHECK(what.indented);
+  CHECK(*i == kLog);
+  auto c = depaste(crlf);
+  REQUIRE(c.has_value());
+  CHECK(c->find("\r\n") != std::string::npos);  // line ends are kept as they were
+  CHECK(line_count(*c) == line_count(crlf));
+}
+
+TEST_CASE("carrier prefixes: what launchers and collectors put before a line", "[paste]") {
+  CHECK(carrier_prefix_length("3: RuntimeError: boom") == 3);
+  CHECK(carrier_prefix_length("[1,3]<stderr>:RuntimeError: boom") == 14);
+  CHECK(carrier_prefix_length("2025-03-04T05:06:07.123456789Z RuntimeError: boom") == 31);
+  CHECK(carrier_prefix_length("trainer-1  | RuntimeError: boom") == 13);
+  CHECK(carrier_prefix_length("> > RuntimeError: boom") == 4);
+  CHECK(carrier_prefix_length("Mar  4 05:06:07 node1 python3[42]: x") == 35);
+  CHECK(carrier_prefix_length("0: [rank3]: RuntimeError: boom") == 12);  // nested
+  CHECK(carrier_prefix_length("RuntimeError: boom") == 0);
+  CHECK(carrier_prefix_length("") == 0);
+  CHECK(carrier_prefix_length("\x01\x02 binary") == 0);
+}
