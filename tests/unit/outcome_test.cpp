@@ -200,3 +200,39 @@ TEST_CASE("a crash report takes its category from its innermost recognised frame
   REQUIRE_FALSE(k.diagnoses.empty());
   CHECK(k.diagnoses.front().category == "ib");
 }
+
+TEST_CASE("a log that shows its job completing makes no failure of its error lines", "[outcome]") {
+  Rule done = make("tests-done", "none", Role::kContext, 0.05, "Out of bounds values : 0 OK");
+  done.success = true;
+  auto c = catalog({done, make("err", "process-crash", Role::kFallback, 0.2, "NCCL WARN \\S"),
+                    make("oom", "gpu-oom", Role::kCause, 0.8, "CUDA out of memory")});
+  const std::string log =
+      "node1:7:9 [0] NCCL WARN a plugin could not be loaded\n# Out of bounds values : 0 OK\n";
+  auto plain = run(c, log);
+  CHECK(plain.diagnoses.empty());
+  CHECK(plain.findings.size() == 1);
+  // Told that the job failed, the error line is a lead again.
+  CHECK_FALSE(run_as(c, log, failed()).diagnoses.empty());
+  // A specific cause is never hidden by a success line.
+  CHECK_FALSE(run(c, "CUDA out of memory\n# Out of bounds values : 0 OK\n").diagnoses.empty());
+}
+
+TEST_CASE("an error line after which its process went on working is no failure", "[outcome]") {
+  Rule init = make("init-done", "none", Role::kContext, 0.05, "Init COMPLETE");
+  init.progress = true;
+  auto c = catalog({init, make("err", "process-crash", Role::kFallback, 0.2, "NCCL WARN \\S")});
+  // The same process completed its communicator after the warning.
+  CHECK(run(c,
+            "node1:7:9 [0] NCCL WARN an optional feature is unavailable\n"
+            "node1:7:9 [0] NCCL INFO comm 0x1 rank 0 nranks 2 - Init COMPLETE\n")
+            .diagnoses.empty());
+  // Another process's progress, or progress before the warning, says nothing about it.
+  CHECK_FALSE(run(c,
+                  "node1:7:9 [0] NCCL WARN an optional feature is unavailable\n"
+                  "node1:8:9 [1] NCCL INFO comm 0x1 rank 1 nranks 2 - Init COMPLETE\n")
+                  .diagnoses.empty());
+  CHECK_FALSE(run(c,
+                  "node1:7:9 [0] NCCL INFO comm 0x1 rank 0 nranks 2 - Init COMPLETE\n"
+                  "node1:7:9 [0] NCCL WARN something failed later\n")
+                  .diagnoses.empty());
+}

@@ -163,6 +163,13 @@ struct Reading {
 // after "received signal".
 constexpr std::size_t kFrameWindow = 64;
 
+// Both lines name their writer, and it is the same one (rank, or host and pid).
+bool same_writer(const Event& a, const Event& b) {
+  if (a.source.rank && b.source.rank) return *a.source.rank == *b.source.rank;
+  return a.source.pid && b.source.pid && *a.source.pid == *b.source.pid &&
+         a.source.host == b.source.host;
+}
+
 bool same_process(const Event& a, const Event& b) {
   if (a.source.rank && b.source.rank && *a.source.rank != *b.source.rank) return false;
   if (a.source.pid && b.source.pid && *a.source.pid != *b.source.pid) return false;
@@ -477,6 +484,21 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
     quiet.insert(quiet.end(), fallbacks.begin(), fallbacks.end());
     fallbacks.clear();
   }
+  // Likewise a generic error line after which its own process went on working (finished
+  // setting up a communicator): a plugin's or a probe's complaint, not what stopped the job.
+  if (hyps.empty() && !outcome.known_failure()) {
+    std::vector<std::size_t> progress;
+    for (std::size_t i = 0; i < events.size(); ++i)
+      if (rules[events[i].rule].progress) progress.push_back(i);
+    std::erase_if(fallbacks, [&](std::size_t f) {
+      bool went_on = std::any_of(progress.begin(), progress.end(), [&](std::size_t p) {
+        return events[p].file == events[f].file && events[p].line > events[f].line &&
+               same_writer(events[f], events[p]);
+      });
+      if (went_on) quiet.push_back(f);
+      return went_on;
+    });
+  }
 
   if (hyps.empty()) {
     std::optional<std::size_t> first_fallback = lone_template(events, fallbacks);
@@ -543,6 +565,8 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
   out.findings.insert(out.findings.end(), quiet.begin(), quiet.end());
   std::sort(out.findings.begin(), out.findings.end());
   out.unexplained = hyps.empty() && outcome.known_failure();
+  if (out.unexplained)
+    out.verdict.reason = describe_outcome(outcome) + ", but no line of the log says why";
   if (out.unexplained)
     if (const Rule* r = catalog.find(kEvidenceCaptureRule))
       out.capture_rule = static_cast<std::size_t>(r - rules.data());

@@ -52,7 +52,8 @@ constexpr const char* kPatterns[kKinds] = {
     // number is not zero-padded in c10 ("E219" is 19 February).
     R"(^\[?([IWEF])(\d{3,4}) (\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?: +(\d+))? ([\w./-]+:\d+)\] ?)",
     R"(^\[([IWEF]) ([\w./-]+:\d+)\] ?)",
-    R"(^([^\s:\[\]]+):(\d+):(\d+) \[(\d+)\] )",
+    // The host may be empty: pastes with the host name removed keep ":pid:tid [dev]".
+    R"(^([^\s:\[\]]*):(\d+):(\d+) \[(\d+)\] )",
     R"(^\[(\d+)\] )",
     // 2.32 may put the function between the source location and the level: "(func) ".
     R"(^\s*(?:([\w./+-]+:\d+) )?(?:\([\w:~<>]+\) )?NCCL (INFO|WARN|TRACE|ERROR|ABORT|DIAG|ATTN)\b ?)",

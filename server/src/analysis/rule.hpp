@@ -108,6 +108,10 @@ struct Rule {
   // (nccl-tests' closing summary, a launcher's "succeeded"): without a known failure, the log's
   // generic error lines are then no failure of the job (diagnosis.cpp). Role context only.
   bool success = false;
+  // The line shows that the process that printed it went on working (NCCL finished setting
+  // up a communicator): without a known failure, a generic error line that process printed
+  // before it did not stop it (diagnosis.cpp). Role context only.
+  bool progress = false;
   std::vector<std::string> patterns;  // RE2, unanchored, run on the ANSI-stripped line
   std::vector<std::string> exclude;   // RE2; a line matching one of these is not a hit
   std::string indicates;

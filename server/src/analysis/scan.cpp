@@ -32,10 +32,11 @@ void apply_captures(Event& ev) {
 }  // namespace
 
 bool is_context_rule(const Rule& rule) {
-  // An exit status's role depends on its captures, and a frame is read beside the crash it
-  // belongs to, however far into the log: both keep their events like a cause does.
+  // An exit status's role depends on its captures, and a frame or a progress line is read
+  // beside the lines it speaks for, however far into the log: they keep their events like a
+  // cause does.
   return rule.benign || (rule.role == Role::kContext && rule.decode != Decode::kExitStatus &&
-                         rule.decode != Decode::kFrame);
+                         rule.decode != Decode::kFrame && !rule.progress);
 }
 
 void ScanState::reset(const Catalog& catalog) {

@@ -73,6 +73,9 @@ std::string catalog_markdown(const std::vector<analysis::Rule>& rules) {
       if (r->success)
         o << " Shows that the job completed: without a known failure, generic error lines are then "
              "no failure.";
+      if (r->progress)
+        o << " Shows that its process went on working: without a known failure, a generic error "
+             "line it printed before is no failure.";
       if (r->decode == analysis::Decode::kFrame)
         o << " A stack frame: a crash report whose innermost frame this is takes this category.";
       o << "\n\n" << r->indicates << "\n";

@@ -30,9 +30,10 @@ namespace {
 
 const std::set<std::string>& known_fields() {
   static const std::set<std::string> f = {
-      "$schema",  "id",       "category",   "title",      "role",   "weight",  "benign", "success",
-      "patterns", "exclude",  "indicates",  "mechanisms", "checks", "fix",     "verify", "related",
-      "versions", "examples", "cross_rank", "explains",   "decode", "sources", "verdict"};
+      "$schema",    "id",         "category", "title",    "role",    "weight",
+      "benign",     "success",    "progress", "patterns", "exclude", "indicates",
+      "mechanisms", "checks",     "fix",      "verify",   "related", "versions",
+      "examples",   "cross_rank", "explains", "decode",   "sources", "verdict"};
   return f;
 }
 
@@ -179,6 +180,14 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
       rule.success = it->get<bool>();
     if (rule.success && rule.role != analysis::Role::kContext)
       r.fail("success", "a line that shows success has role 'context'");
+  }
+  if (auto it = j.find("progress"); it != j.end()) {
+    if (!it->is_boolean())
+      r.fail("progress", "must be true or false");
+    else
+      rule.progress = it->get<bool>();
+    if (rule.progress && rule.role != analysis::Role::kContext)
+      r.fail("progress", "a line that shows progress has role 'context'");
   }
   rule.patterns = r.strings(j, "patterns", "patterns", true);
   if (rule.patterns.empty() && j.contains("patterns")) r.fail("patterns", "must not be empty");
@@ -464,6 +473,7 @@ std::string rule_to_json(const analysis::Rule& r) {
   }
   if (!r.explains.empty()) j["explains"] = r.explains;
   if (r.success) j["success"] = true;
+  if (r.progress) j["progress"] = true;
   if (r.decode == analysis::Decode::kExitStatus) j["decode"] = "exit-status";
   if (r.decode == analysis::Decode::kNcclSource) j["decode"] = "nccl-source";
   if (r.decode == analysis::Decode::kFrame) j["decode"] = "frame";
