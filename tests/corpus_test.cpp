@@ -31,8 +31,8 @@
 #include <sstream>
 
 #include "analysis/analyze.hpp"
-#include "case_outcome.hpp"
 #include "cli/rule_set.hpp"
+#include "corpus_case.hpp"
 #include "percent.hpp"
 
 namespace fs = std::filesystem;
@@ -40,28 +40,8 @@ using nlohmann::json;
 
 namespace {
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string trim(std::string s) {
-  auto issp = [](unsigned char c) { return std::isspace(c) != 0; };
-  while (!s.empty() && issp(s.back())) s.pop_back();
-  std::size_t i = 0;
-  while (i < s.size() && issp(s[i])) ++i;
-  return s.substr(i);
-}
-
-// The corpus sometimes shortens a decisive line (a "< truncated >" marker in the log);
-// accept either containing the other once both are trimmed.
-bool same_line(const std::string& ours, const std::string& expected) {
-  std::string a = trim(ours), b = trim(expected);
-  if (a.empty() || b.empty()) return false;
-  return a == b || a.find(b) != std::string::npos || b.find(a) != std::string::npos;
-}
+using ff::test::read_file;
+using ff::test::same_line;
 
 std::vector<fs::path> case_dirs(const fs::path& root, const char* required) {
   std::vector<fs::path> cases;

@@ -26,8 +26,8 @@
 
 #include "analysis/analyze.hpp"
 #include "analysis/line_source.hpp"
-#include "case_outcome.hpp"
 #include "cli/rule_set.hpp"
+#include "corpus_case.hpp"
 #include "percent.hpp"
 
 namespace fs = std::filesystem;
@@ -35,12 +35,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using ff::test::read_file;
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -65,20 +60,12 @@ std::string join(const std::vector<std::string>& lines, const char* eol = "\n") 
   return out;
 }
 
-std::string trim(std::string s) {
-  auto sp = [](unsigned char c) { return std::isspace(c) != 0; };
-  while (!s.empty() && sp(s.back())) s.pop_back();
-  std::size_t i = 0;
-  while (i < s.size() && sp(s[i])) ++i;
-  return s.substr(i);
-}
-
 // The same line, or one holding the other (a carried line holds its prefix; a pasted line
-// may have lost one).
-bool same_line(const std::string& a0, const std::string& b0) {
-  std::string a = trim(a0), b = trim(b0);
-  if (a.empty() || b.empty()) return a.empty() && b.empty();
-  return a == b || a.find(b) != std::string::npos || b.find(a) != std::string::npos;
+// may have lost one); two empty lines (no diagnosis) are the same.
+bool same_line(const std::string& a, const std::string& b) {
+  if (ff::test::trim(a).empty() || ff::test::trim(b).empty())
+    return ff::test::trim(a).empty() && ff::test::trim(b).empty();
+  return ff::test::same_line(a, b);
 }
 
 // The task label a launcher would print for each line: the process that wrote it. A line

@@ -173,22 +173,17 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
     else
       rule.benign = it->get<bool>();
   }
-  if (auto it = j.find("success"); it != j.end()) {
-    if (!it->is_boolean())
-      r.fail("success", "must be true or false");
-    else
-      rule.success = it->get<bool>();
-    if (rule.success && rule.role != analysis::Role::kContext)
-      r.fail("success", "a line that shows success has role 'context'");
-  }
-  if (auto it = j.find("progress"); it != j.end()) {
-    if (!it->is_boolean())
-      r.fail("progress", "must be true or false");
-    else
-      rule.progress = it->get<bool>();
-    if (rule.progress && rule.role != analysis::Role::kContext)
-      r.fail("progress", "a line that shows progress has role 'context'");
-  }
+  // What a context line shows about the job (success, progress): a flag of context rules.
+  auto context_flag = [&](const char* field, bool& out) {
+    auto it = j.find(field);
+    if (it == j.end()) return;
+    if (!it->is_boolean()) return r.fail(field, "must be true or false");
+    out = it->get<bool>();
+    if (out && rule.role != analysis::Role::kContext)
+      r.fail(field, std::string("a line that shows ") + field + " has role 'context'");
+  };
+  context_flag("success", rule.success);
+  context_flag("progress", rule.progress);
   rule.patterns = r.strings(j, "patterns", "patterns", true);
   if (rule.patterns.empty() && j.contains("patterns")) r.fail("patterns", "must not be empty");
   rule.exclude = r.strings(j, "exclude", "exclude", false);
