@@ -78,8 +78,7 @@ std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& 
       << "and nothing it observed explains a failure.\n";
     if (a.capture_rule) {
       const auto& r = rules[*a.capture_rule];
-      o << "\n"
-        << st.bold() << "Capture the evidence next time: " << st.reset() << r.fix.summary << "\n";
+      o << "\n" << st.bold() << "Fix: " << st.reset() << r.fix.summary << "\n";
       for (const auto& [k, v] : r.fix.env) o << "    export " << k << "=" << v << "\n";
       for (const auto& step : r.fix.steps) o << "  - " << step << "\n";
       if (!r.verify.command.empty())
