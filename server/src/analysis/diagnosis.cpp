@@ -154,8 +154,7 @@ struct Reading {
   // A crash report's innermost recognised frame, which gave it its category: the frame's
   // event, or the crash line itself when the line names the library (kernel segfault lines).
   std::optional<std::size_t> frame_event;
-  std::size_t frame_rule = 0;
-  bool framed = false;
+  std::optional<std::size_t> frame_rule;  // set when a frame gave the category
 };
 
 // How far below a crash report's header its frames may stand: Open MPI's handler prints a
@@ -189,17 +188,14 @@ void find_frame(const Catalog& catalog, const std::vector<Event>& events,
   std::vector<std::pair<std::size_t, std::size_t>> checks;
   std::vector<int> scratch;
   catalog.match(c.text, hits, checks, scratch);
-  const Rule* best = nullptr;
-  for (const auto& h : hits) {
-    const Rule& r = rules[h.rule];
-    if (r.decode == Decode::kFrame && (!best || r.weight > best->weight)) {
-      best = &r;
-      reading.frame_rule = h.rule;
-    }
-  }
-  if (best && best->category != "process-crash") {
-    reading.category = best->category;
-    reading.framed = true;
+  const PatternHit* best = nullptr;
+  for (const auto& h : hits)
+    if (rules[h.rule].decode == Decode::kFrame &&
+        (!best || rules[h.rule].weight > rules[best->rule].weight))
+      best = &h;
+  if (best && rules[best->rule].category != "process-crash") {
+    reading.category = rules[best->rule].category;
+    reading.frame_rule = best->rule;
     return;
   }
   auto first =
@@ -214,7 +210,6 @@ void find_frame(const Catalog& catalog, const std::vector<Event>& events,
     reading.category = rules[f.rule].category;
     reading.frame_event = *it;
     reading.frame_rule = f.rule;
-    reading.framed = true;
     return;
   }
 }
@@ -263,18 +258,17 @@ std::vector<Reading> read_events(const Catalog& catalog, const std::vector<Event
       }
       reading.summary = true;
     }
-    if (r.decode == Decode::kNcclSource) {
+    // The NCCL source file the line names gives the category of a `nccl-source` rule, and of
+    // a cause whose rule knows only a generic word: an NCCL WARN from include/shm.h that a
+    // posix_fallocate failed is a shared-memory failure, whatever category the rule that
+    // knows the syscall has. The component a line names outranks a generic rule.
+    const bool generic_cause =
+        r.decode == Decode::kNone && reading.role == Role::kCause && r.weight < kGenericWeight;
+    if (r.decode == Decode::kNcclSource || generic_cause) {
       std::string_view file = e.capture("nccl_file");
       if (file.empty()) file = e.source.nccl_file;
       if (auto category = category_of_nccl_file(file)) reading.category = std::string(*category);
     }
-    // The component a line names outranks a rule that knows only a generic word: an NCCL
-    // WARN from include/shm.h that a posix_fallocate failed is a shared-memory failure,
-    // whatever category the rule that knows the syscall has.
-    if (r.decode == Decode::kNone && reading.role == Role::kCause && r.weight < kGenericWeight &&
-        !e.source.nccl_file.empty())
-      if (auto category = category_of_nccl_file(e.source.nccl_file))
-        reading.category = std::string(*category);
     // "retrying (34/34)": the last try of a retry loop failing is the failure itself; the
     // tries before it are only its symptoms.
     if (reading.role == Role::kSymptom && retries_exhausted(e)) reading.role = Role::kCause;
@@ -480,13 +474,13 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
   bool succeeded = false;
   for (std::size_t r = 0; r < rules.size() && r < out.rule_hits.size(); ++r)
     succeeded = succeeded || (rules[r].success && out.rule_hits[r] > 0);
-  if (hyps.empty() && succeeded && !outcome.known_failure()) {
-    quiet.insert(quiet.end(), fallbacks.begin(), fallbacks.end());
-    fallbacks.clear();
-  }
   // Likewise a generic error line after which its own process went on working (finished
   // setting up a communicator): a plugin's or a probe's complaint, not what stopped the job.
   if (hyps.empty() && !outcome.known_failure()) {
+    if (succeeded) {
+      quiet.insert(quiet.end(), fallbacks.begin(), fallbacks.end());
+      fallbacks.clear();
+    }
     std::vector<std::size_t> progress;
     for (std::size_t i = 0; i < events.size(); ++i)
       if (rules[events[i].rule].progress) progress.push_back(i);
@@ -565,11 +559,11 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
   out.findings.insert(out.findings.end(), quiet.begin(), quiet.end());
   std::sort(out.findings.begin(), out.findings.end());
   out.unexplained = hyps.empty() && outcome.known_failure();
-  if (out.unexplained)
+  if (out.unexplained) {
     out.verdict.reason = describe_outcome(outcome) + ", but no line of the log says why";
-  if (out.unexplained)
     if (const Rule* r = catalog.find(kEvidenceCaptureRule))
       out.capture_rule = static_cast<std::size_t>(r - rules.data());
+  }
 
   // Choose each hypothesis's initiating event.
   std::vector<Hypothesis> ranked;
@@ -683,14 +677,13 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
       d.checks.push_back(
           {r.checks[c].text, c < state.checks_seen[d.rule].size() && state.checks_seen[d.rule][c]});
     d.reasoning = h.lead_reason;
-    if (readings[d.initiating].framed) {
-      const auto& fr = readings[d.initiating];
+    if (const auto& fr = readings[d.initiating]; fr.frame_rule) {
       d.reasoning += std::string(d.reasoning.empty() ? "" : "; ") + "the crash happened in " +
                      d.category + " code: " +
                      (fr.frame_event ? "its innermost recognised frame is line " +
                                            std::to_string(events[*fr.frame_event].line + 1)
                                      : std::string("the line names the library")) +
-                     " (" + rules[fr.frame_rule].id + ")";
+                     " (" + rules[*fr.frame_rule].id + ")";
     }
     if (!readings[d.initiating].meaning.empty()) {
       std::string who = describe(events[d.initiating]);
