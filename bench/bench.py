@@ -31,11 +31,15 @@ import argparse
 import json
 import os
 import platform
+import random
 import resource
 import shutil
+import signal
+import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -254,6 +258,110 @@ def prefilter_floor(tool, path, runs, extra=()):
     return _floors[key]
 
 
+WATCH_FILES = 64       # the job's log files, one per rank
+WATCH_RATE_MB = 1.0    # MB/s of NCCL INFO noise appended to each
+WATCH_P50_S, WATCH_P99_S, WATCH_CPU = 0.2, 1.0, 0.10
+
+
+def watch_trial(ff, d, seed, fault_after, duration, fault=True):
+    """One live job written by bench/live_writer.py into `d` while `firstfault watch`
+    follows it. Returns (seconds from the fault's lines being written to the verdict's
+    line being read from watch, watch's CPU seconds, the writer's report)."""
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    cmd = [ff, "watch", "--format", "jsonl", "--timeout", str(duration + 5), d]
+    if fault:
+        cmd.insert(2, "--exit-on-fault")
+    w = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    got = []
+
+    def read():
+        for line in w.stdout:
+            got.append((time.time(), json.loads(line)))
+
+    t = threading.Thread(target=read)
+    t.start()
+    writer = [sys.executable, os.path.join(HERE, "live_writer.py"), d, "--files", str(WATCH_FILES),
+              "--rate-mb", str(WATCH_RATE_MB), "--fault-after", str(fault_after),
+              "--duration", str(duration), "--seed", str(seed)]
+    if not fault:
+        writer.append("--no-fault")
+    wrote = json.loads(subprocess.run(writer, capture_output=True, text=True, check=True).stdout)
+    if not fault:
+        w.send_signal(signal.SIGTERM)
+    _, status, usage = os.wait4(w.pid, 0)
+    w.returncode = os.waitstatus_to_exitcode(status)
+    t.join()
+    cpu = usage.ru_utime + usage.ru_stime
+    latency = None
+    if fault:
+        for when, doc in got:
+            top = doc["diagnoses"][0] if doc["diagnoses"] else None
+            if top and top["category"] == "gpu-oom" and top["initiating"]["rank"] == wrote["rank"]:
+                latency = when - wrote["fault_at"]
+                break
+    shutil.rmtree(d, ignore_errors=True)
+    return latency, cpu, wrote
+
+
+def watch_bench(ff, args, rep, floor):
+    """`firstfault watch` on a live job: WATCH_FILES files each appended WATCH_RATE_MB MB/s;
+    the latency from an OOM's lines being written to the verdict being printed, and the CPU
+    watch spends beyond reading that load (the floor tool's read and prefilter of the same
+    bytes on one thread)."""
+    print("\nwatch: %d files, each appended %g MB/s of NCCL INFO noise" % (WATCH_FILES, WATCH_RATE_MB))
+    d = os.path.join(args.out, "watch-job")
+    trials = 5 if args.quick else 20
+    rnd = random.Random(11)
+    lat = []
+    for k in range(trials):
+        latency, _, _ = watch_trial(ff, d, 100 + k, rnd.uniform(1.0, 2.5), 4.0)
+        if latency is None:
+            rep.add("watch: verdict of trial %d" % k, "not printed", "printed", False)
+            continue
+        lat.append(latency)
+    if lat:
+        lat.sort()
+        p50 = statistics.median(lat)
+        p99 = lat[min(len(lat) - 1, int(round(0.99 * (len(lat) - 1))))]
+        rep.add("watch: fault written -> verdict printed, p50 (%d trials)" % len(lat), "%.3f s" % p50,
+                "<= %.1f s" % WATCH_P50_S, p50 <= WATCH_P50_S)
+        rep.add("watch: fault written -> verdict printed, p99 (max of %d)" % len(lat), "%.3f s" % p99,
+                "<= %.1f s" % WATCH_P99_S, p99 <= WATCH_P99_S)
+    # CPU: a steady run without a fault, the bytes kept for the floor tool.
+    seconds = 4.0 if args.quick else 8.0
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    cmd = [ff, "watch", "--format", "jsonl", d]
+    w = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    writer = [sys.executable, os.path.join(HERE, "live_writer.py"), d, "--files", str(WATCH_FILES),
+              "--rate-mb", str(WATCH_RATE_MB), "--duration", str(seconds), "--no-fault"]
+    wrote = json.loads(subprocess.run(writer, capture_output=True, text=True, check=True).stdout)
+    time.sleep(0.5)  # the last polls
+    w.send_signal(signal.SIGTERM)
+    _, _, usage = os.wait4(w.pid, 0)
+    cpu = usage.ru_utime + usage.ru_stime
+    written = sum(os.path.getsize(f) for f in wrote["files"])
+    read_s = None
+    if floor:
+        whole = os.path.join(args.out, "watch-all.log")
+        with open(whole, "wb") as out:
+            for f in wrote["files"]:
+                with open(f, "rb") as src:
+                    shutil.copyfileobj(src, out)
+        read_s = prefilter_floor(floor, whole, 3, ["-j", "1"])
+        os.remove(whole)
+    shutil.rmtree(d, ignore_errors=True)
+    rep.note("watch: CPU while following %.0f MB in %.0f s" % (written / 1e6, seconds),
+             "%.2f s (%.0f%% of a core)" % (cpu, 100 * cpu / seconds), "all of it")
+    if read_s is not None:
+        beyond = max(0.0, cpu - read_s) / seconds
+        rep.note("watch: reading and prefiltering the same bytes (floor, 1 thread)",
+                 "%.2f s" % read_s, "the cost of reading it")
+        rep.add("watch: CPU beyond reading the load", "%.1f%% of a core" % (100 * beyond),
+                "<= %.0f%%" % (100 * WATCH_CPU), beyond <= WATCH_CPU)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--firstfault", help="the binary to measure (default: the release build when "
@@ -264,7 +372,7 @@ def main():
     ap.add_argument("--density", type=float, default=0.125,
                     help="fraction of context lines in the event-dense logs (issue 20: one in eight)")
     ap.add_argument("--quick", action="store_true", help="10 and 100 MB only, 1 run, no many-files")
-    ap.add_argument("--only", choices=["cli", "lsp", "scale"],
+    ap.add_argument("--only", choices=["cli", "lsp", "scale", "watch"],
                     help="run only the CLI, the LSP or the scale-out (summaries) figures")
     ap.add_argument("--nodes", type=int, default=512, help="scale-out: generated node logs (default 512)")
     ap.add_argument("--node-mb", type=int, default=100, help="scale-out: MB of logs per node (default 100)")
@@ -284,7 +392,7 @@ def main():
         sizes = [s for s in sizes if s <= 100]
         args.runs = 1
         args.nodes, args.node_mb = min(args.nodes, 32), min(args.node_mb, 4)
-    if args.only in ("scale", "lsp"):
+    if args.only in ("scale", "lsp", "watch"):
         sizes = []
     os.makedirs(args.out, exist_ok=True)
     patterns = os.path.join(args.out, "patterns.txt")
@@ -389,6 +497,8 @@ def main():
         cli_scaling(ff, args, rep, floor, t_start)
     if args.only in (None, "scale"):
         scale_out(ff, args, rep)
+    if args.only in (None, "watch"):
+        watch_bench(ff, args, rep, floor)
     if args.only in (None, "lsp"):
         lsp_path, _ = ensure_log(args.out, 100)
         try:

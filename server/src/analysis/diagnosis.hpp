@@ -36,6 +36,10 @@ struct Diagnosis {
   Verdict verdict;
 };
 
+// The confidence from which the reports call a cause likely rather than possible; what
+// `firstfault watch` acts on by default (--min-confidence).
+inline constexpr double kLikelyConfidence = 0.5;
+
 struct Analysis {
   std::vector<FileSummary> files;
   std::vector<Event> events;

@@ -10,6 +10,7 @@
 #include "cli/evidence_inputs.hpp"
 #include "cli/input_files.hpp"
 #include "cli/keep_until_exit.hpp"
+#include "cli/machine_name.hpp"
 #include "cli/rule_set.hpp"
 #include "cli/scan_inputs.hpp"
 #include "fix/fix_cli.hpp"
@@ -64,13 +65,6 @@ bool read_outcome(const po::variables_map& vm, const std::string& exit_code,
     }
   }
   return true;
-}
-
-// The name a summary gives as its writer's (see the renaming of colliding paths).
-std::string machine_name() {
-  char buf[256] = {};
-  if (::gethostname(buf, sizeof buf - 1) != 0) return {};
-  return buf;
 }
 
 }  // namespace

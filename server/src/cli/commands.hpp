@@ -11,6 +11,7 @@ int run_analyze(const std::vector<std::string>& args);
 int run_rules(const std::vector<std::string>& args);
 int run_topo(const std::vector<std::string>& args);
 int run_lsp(const std::vector<std::string>& args);
+int run_watch(const std::vector<std::string>& args);
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;  // a check the command runs did not pass (lint, test)

@@ -17,6 +17,8 @@ const char* kHelp =
     "\n"
     "Commands:\n"
     "  analyze FILE|DIR|-...   diagnose logs: root cause, initiating rank, collateral, fix\n"
+    "  watch FILE|DIR|-...     follow a running job's logs; name the first fault as it shows,\n"
+    "                          optionally run a command (scancel, a notification) on it\n"
     "  topo                    GPU/NIC topology report and per-rank NCCL_IB_HCA binding\n"
     "  rules list|show|lint|test|doc|export-patterns\n"
     "                          inspect and check the failure catalog\n"
@@ -42,13 +44,14 @@ int main(int argc, char** argv) {
   const std::string verb = args.front();
   std::vector<std::string> rest(args.begin() + 1, args.end());
   // The verbs that load the catalog fill about 2 MB of heap at once (heap_prefault.hpp).
-  if (verb == "analyze" || verb == "rules" || verb == "lsp")
+  if (verb == "analyze" || verb == "rules" || verb == "lsp" || verb == "watch")
     ff::cli::prefault_heap(std::size_t{3} << 20);
   try {
     if (verb == "analyze") return ff::cli::run_analyze(rest);
     if (verb == "rules") return ff::cli::run_rules(rest);
     if (verb == "topo") return ff::cli::run_topo(rest);
     if (verb == "lsp") return ff::cli::run_lsp(rest);
+    if (verb == "watch") return ff::cli::run_watch(rest);
   } catch (const std::bad_alloc&) {
     std::cerr << "firstfault " << verb << ": out of memory\n";
     return ff::cli::kExitFailure;

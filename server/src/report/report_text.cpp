@@ -110,8 +110,9 @@ std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& 
   const auto& r = rules[d.rule];
   const auto& e = a.events[d.initiating];
   o << st.red() << "Root cause: " << (d.headline.empty() ? r.title : d.headline) << st.reset()
-    << "  [" << d.category << ", " << static_cast<int>(d.confidence * 100 + 0.5)
-    << "% confidence, rule " << r.id << "]\n";
+    << "  [" << d.category << ", " << static_cast<int>(d.confidence * 100 + 0.5) << "% confidence ("
+    << (d.confidence >= analysis::kLikelyConfidence ? "likely" : "possible") << "), rule " << r.id
+    << "]\n";
   std::string w = who(e);
   o << st.bold() << "Initiating: " << st.reset() << (w.empty() ? "unattributed line" : w) << " at "
     << where(a, e) << "\n";

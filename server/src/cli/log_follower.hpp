@@ -1,0 +1,103 @@
+// Following logs while a job writes them, the way `tail -F` does: files are read from their
+// first byte and then as they grow; a file truncated or replaced under its name (log
+// rotation) is read again from its start; a file deleted or unreadable is reported and
+// looked for again; a directory's log files are followed, and so are the ones that appear in
+// it later; "-" is standard input, read until it ends. No analysis here: bytes and notices
+// out, for `firstfault watch`.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace ff::cli {
+
+// What happened to one input during a poll.
+struct FollowChange {
+  enum class Kind {
+    kAppended,   // `bytes` were appended
+    kRestarted,  // the input starts again (truncated or replaced); `bytes` are its first
+    kWhole,      // an input read whole (read_whole): `bytes` are all of it, again
+    kEnded,      // standard input reached its end (files never end: they may grow)
+  };
+  std::size_t input = 0;
+  Kind kind = Kind::kAppended;
+  std::string bytes;
+};
+
+// Something the user should know (a file deleted, unreadable, a new file found); each is
+// said once, until the input's state changes again.
+struct FollowNotice {
+  std::string path;
+  std::string message;
+};
+
+class LogFollower {
+ public:
+  // The most bytes read from one input per poll, so that one fast writer cannot delay the
+  // others' news.
+  static constexpr std::size_t kMaxReadPerPoll = std::size_t{8} << 20;
+
+  LogFollower() = default;
+  LogFollower(const LogFollower&) = delete;
+  LogFollower& operator=(const LogFollower&) = delete;
+  ~LogFollower();
+
+  // Adds what an argument names. False, with `error`, for an argument that can never be
+  // followed (a device, a socket, "-" twice). A path that does not exist yet is followed as
+  // a file that may appear.
+  bool add(const std::string& arg, std::string& error);
+
+  // Reads what changed since the last poll. Never blocks (standard input included).
+  void poll(std::vector<FollowChange>& changes, std::vector<FollowNotice>& notices);
+
+  // From now on input `i` is read whole whenever it changes (a summary, which its writer
+  // replaces instead of appending to).
+  void read_whole(std::size_t i);
+
+  std::size_t inputs() const { return inputs_.size(); }
+  const std::string& name(std::size_t i) const { return inputs_[i].name; }
+  // True when every input has ended: only standard input ends, so only a watch of "-" alone.
+  bool all_ended() const;
+  // Standard input's descriptor while it is followed and open (to wait on), else -1.
+  int stdin_fd() const;
+
+ private:
+  struct Input {
+    std::string name;  // the path, or "<stdin>"
+    bool is_stdin = false;
+    bool whole = false;
+    int fd = -1;
+    dev_t dev = 0;
+    ino_t ino = 0;
+    off_t offset = 0;
+    off_t size = 0;        // the size the last stat() gave
+    off_t size_seen = -1;  // whole inputs: size and modification time last read
+    long long mtime_seen = -1;
+    bool ended = false;
+    std::string said;  // the last notice given, so it is not repeated
+  };
+  struct Directory {
+    std::string path;
+    std::string said;
+  };
+
+  void poll_file(std::size_t i, std::vector<FollowChange>& changes,
+                 std::vector<FollowNotice>& notices);
+  void poll_stdin(std::size_t i, std::vector<FollowChange>& changes,
+                  std::vector<FollowNotice>& notices);
+  void poll_directories(std::vector<FollowNotice>& notices);
+  // Reads from the input's descriptor at its offset, at most kMaxReadPerPoll; false on a read
+  // error (`why`).
+  bool read_more(Input& in, std::string& out, std::string& why);
+  void say(Input& in, const std::string& message, std::vector<FollowNotice>& notices);
+  void close_input(Input& in);
+
+  std::vector<Input> inputs_;
+  std::vector<Directory> dirs_;
+  unsigned polls_ = 0;
+};
+
+}  // namespace ff::cli
