@@ -44,9 +44,9 @@ std::size_t StreamScan::scan_until(std::size_t end) {
   for (std::size_t i = events_before; i < state_.events.size(); ++i)
     state_.events[i].offset += offset_;
   // Keep the last kContextBytes of scanned text, from a line start, and what is pending;
-  // trimmed once twice that is held, so each byte is moved about once.
+  // trimmed once kTrimBytes more is held, so a byte fed is moved an eighth of a time.
   std::size_t keep_from = 0;
-  if (end > 2 * kContextBytes) {
+  if (end > kContextBytes + kTrimBytes) {
     std::size_t nl = window_.find('\n', end - kContextBytes);
     keep_from = nl == std::string::npos || nl + 1 > end ? end : nl + 1;
     window_.erase(0, keep_from);

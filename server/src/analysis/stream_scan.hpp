@@ -19,6 +19,8 @@ class StreamScan {
   // The bytes of the lines before the newest ones that stay in memory: block context (a
   // traceback above the line that names its rank, a torchelastic record) is read from them.
   static constexpr std::size_t kContextBytes = std::size_t{64} << 10;
+  // Scanned text beyond kContextBytes is dropped once this much of it is held.
+  static constexpr std::size_t kTrimBytes = std::size_t{64} << 10;
   // A "line" that grows past this without a line end is scanned as it is (a binary file,
   // a progress bar drawn with carriage returns only), so memory stays bounded.
   static constexpr std::size_t kMaxPendingBytes = std::size_t{1} << 20;

@@ -92,7 +92,26 @@ void LogFollower::close_input(Input& in) {
   in.fd = -1;
 }
 
-bool LogFollower::read_more(Input& in, std::string& out, std::string& why) {
+char* LogFollower::ReadBuffer::room(std::size_t n) {
+  if (size_ + n > capacity_) {
+    std::size_t cap = std::max(size_ + n, capacity_ * 2);
+    auto bigger = std::make_unique_for_overwrite<char[]>(cap);
+    if (size_) std::memcpy(bigger.get(), data_.get(), size_);
+    data_ = std::move(bigger);
+    capacity_ = cap;
+  }
+  return data_.get() + size_;
+}
+
+void LogFollower::ReadBuffer::reuse() {
+  if (capacity_ > (std::size_t{1} << 20) && size_ < (std::size_t{256} << 10)) {
+    data_.reset();
+    capacity_ = 0;
+  }
+  size_ = 0;
+}
+
+bool LogFollower::read_more(Input& in, ReadBuffer& out, std::string& why) {
   // A file is read as far as its size said (and a little more, for what was appended since);
   // standard input in pipe-sized steps. The buffer grows only by what is read: zeroing room
   // that stays empty costs more than the scan at a watch's rates.
@@ -104,11 +123,9 @@ bool LogFollower::read_more(Input& in, std::string& out, std::string& why) {
       step = in.size > in.offset ? static_cast<std::size_t>(in.size - in.offset) : kStdinStep;
       step = std::min(step, kMaxReadPerPoll - out.size());
     }
-    const std::size_t at = out.size();
-    out.resize(at + step);
-    ssize_t n = in.is_stdin ? ::read(in.fd, out.data() + at, step)
-                            : ::pread(in.fd, out.data() + at, step, in.offset);
-    out.resize(at + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
+    char* to = out.room(step);
+    ssize_t n = in.is_stdin ? ::read(in.fd, to, step) : ::pread(in.fd, to, step, in.offset);
+    if (n > 0) out.grew(static_cast<std::size_t>(n));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       why = std::strerror(errno);
@@ -140,22 +157,23 @@ void LogFollower::poll(std::vector<FollowChange>& changes, std::vector<FollowNot
 void LogFollower::poll_stdin(std::size_t i, std::vector<FollowChange>& changes,
                              std::vector<FollowNotice>& notices) {
   Input& in = inputs_[i];
-  FollowChange ch{i, FollowChange::Kind::kAppended, {}};
+  ReadBuffer& got = in.buffer;
+  got.reuse();
   for (;;) {
     struct pollfd p {
       in.fd, POLLIN, 0
     };
     int r = ::poll(&p, 1, 0);
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0 || ch.bytes.size() >= kMaxReadPerPoll) break;
+    if (r <= 0 || got.size() >= kMaxReadPerPoll) break;
     std::string why;
-    if (!read_more(in, ch.bytes, why)) {
+    if (!read_more(in, got, why)) {
       say(in, "cannot be read: " + why + "; it is read as ended", notices);
       in.ended = true;
     }
     if (in.ended) break;
   }
-  if (!ch.bytes.empty()) changes.push_back(std::move(ch));
+  if (got.size()) changes.push_back({i, FollowChange::Kind::kAppended, got.view()});
   if (in.ended) changes.push_back({i, FollowChange::Kind::kEnded, {}});
 }
 
@@ -175,10 +193,11 @@ void LogFollower::poll_file(std::size_t i, std::vector<FollowChange>& changes,
   // does, then the name is followed.
   const bool replaced = in.fd >= 0 && there && (st.st_dev != in.dev || st.st_ino != in.ino);
   if (in.fd >= 0 && (!there || replaced) && !in.whole) {
-    FollowChange last{i, FollowChange::Kind::kAppended, {}};
+    ReadBuffer& last = in.drained;
+    last.reuse();
     std::string why;
-    read_more(in, last.bytes, why);
-    if (!last.bytes.empty()) changes.push_back(std::move(last));
+    read_more(in, last, why);
+    if (last.size()) changes.push_back({i, FollowChange::Kind::kAppended, last.view()});
   }
   if (in.fd >= 0 && (!there || replaced)) close_input(in);
   if (!there) {
@@ -230,12 +249,12 @@ void LogFollower::poll_file(std::size_t i, std::vector<FollowChange>& changes,
     in.size_seen = st.st_size;
     in.mtime_seen = mtime_ns(st);
     in.offset = 0;
-    FollowChange ch{i, FollowChange::Kind::kWhole, {}};
+    ReadBuffer& whole = in.buffer;
+    whole.reuse();
     std::string why;
-    while (read_more(in, ch.bytes, why) && in.offset < st.st_size &&
-           ch.bytes.size() < kMaxReadPerPoll) {
+    while (read_more(in, whole, why) && in.offset < st.st_size && whole.size() < kMaxReadPerPoll) {
     }
-    changes.push_back(std::move(ch));
+    changes.push_back({i, FollowChange::Kind::kWhole, whole.view()});
     return;
   }
   if (st.st_size < in.offset) {
@@ -243,15 +262,18 @@ void LogFollower::poll_file(std::size_t i, std::vector<FollowChange>& changes,
     in.offset = 0;
     restart = true;
   }
-  FollowChange ch{i, restart ? FollowChange::Kind::kRestarted : FollowChange::Kind::kAppended, {}};
+  ReadBuffer& got = in.buffer;
+  got.reuse();
   if (st.st_size > in.offset || restart) {
     std::string why;
-    if (!read_more(in, ch.bytes, why)) {
+    if (!read_more(in, got, why)) {
       say(in, "cannot be read: " + why + "; trying again", notices);
       close_input(in);  // opened again at the next poll, going on from `offset`
     }
   }
-  if (!ch.bytes.empty() || restart) changes.push_back(std::move(ch));
+  if (got.size() || restart)
+    changes.push_back(
+        {i, restart ? FollowChange::Kind::kRestarted : FollowChange::Kind::kAppended, got.view()});
 }
 
 void LogFollower::poll_directories(std::vector<FollowNotice>& notices) {

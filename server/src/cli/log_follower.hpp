@@ -9,7 +9,9 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ff::cli {
@@ -24,7 +26,9 @@ struct FollowChange {
   };
   std::size_t input = 0;
   Kind kind = Kind::kAppended;
-  std::string bytes;
+  // Valid until the next poll: the follower reads into buffers it keeps (a fresh buffer per
+  // read cost more in page faults than the scan of what it held).
+  std::string_view bytes;
 };
 
 // Something the user should know (a file deleted, unreadable, a new file found); each is
@@ -65,6 +69,23 @@ class LogFollower {
   int stdin_fd() const;
 
  private:
+  // Bytes read, in memory reused from poll to poll and never zeroed before a read: at a
+  // watch's rates, a fresh or zero-filled buffer per read cost more than the scan.
+  class ReadBuffer {
+   public:
+    // Room for `n` more bytes at the end (the bytes held are kept).
+    char* room(std::size_t n);
+    void grew(std::size_t n) { size_ += n; }
+    // Emptied for the next poll; memory grown by a burst is let go once reads are small
+    // again, so 64 followed files do not each keep kMaxReadPerPoll.
+    void reuse();
+    std::size_t size() const { return size_; }
+    std::string_view view() const { return {data_.get(), size_}; }
+
+   private:
+    std::unique_ptr<char[]> data_;
+    std::size_t capacity_ = 0, size_ = 0;
+  };
   struct Input {
     std::string name;  // the path, or "<stdin>"
     bool is_stdin = false;
@@ -78,6 +99,7 @@ class LogFollower {
     long long mtime_seen = -1;
     bool ended = false;
     std::string said;  // the last notice given, so it is not repeated
+    ReadBuffer buffer, drained;  // what this poll read (drained: of a replaced file)
   };
   struct Directory {
     std::string path;
@@ -91,7 +113,7 @@ class LogFollower {
   void poll_directories(std::vector<FollowNotice>& notices);
   // Reads from the input's descriptor at its offset, at most kMaxReadPerPoll; false on a read
   // error (`why`).
-  bool read_more(Input& in, std::string& out, std::string& why);
+  bool read_more(Input& in, ReadBuffer& out, std::string& why);
   void say(Input& in, const std::string& message, std::vector<FollowNotice>& notices);
   void close_input(Input& in);
 

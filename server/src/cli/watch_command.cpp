@@ -166,7 +166,8 @@ class Watch {
   // One poll: reads, scans, diagnoses when the evidence changed, acts. True when the
   // follower may have more to read at once.
   bool step() {
-    std::vector<FollowChange> changes;
+    std::vector<FollowChange>& changes = changes_;
+    changes.clear();
     std::vector<FollowNotice> notices;
     follower_.poll(changes, notices);
     for (const auto& n : notices) notice(n.path + ": " + n.message);
@@ -180,10 +181,12 @@ class Watch {
       if (!ch.bytes.empty()) last_growth_ = Clock::now();
       take(ch);
     }
-    // Context lines never change the cause (they are listed with it) and progress lines only
-    // withdraw one: at most a second late.
+    // Context lines never change the cause (they are listed with it), and progress lines only
+    // withdraw one: with no cause printed they change nothing; with one, they are weighed
+    // at most a second late.
     if (job_.version() != seen_version_ ||
-        (job_.context_version() != seen_context_ && seconds_since(last_diagnosis_) >= 1))
+        (job_.context_version() != seen_context_ && !printed_key_.empty() &&
+         seconds_since(last_diagnosis_) >= 1))
       reconsider();
     if (hold_until_ && Clock::now() >= *hold_until_) act();
     if (hook_ && hook_->running())
@@ -195,7 +198,7 @@ class Watch {
     return busy;
   }
 
-  void take(FollowChange& ch) {
+  void take(const FollowChange& ch) {
     Kind& kind = kinds_[ch.input];
     using K = FollowChange::Kind;
     if (ch.kind == K::kEnded) {
@@ -317,6 +320,7 @@ class Watch {
   const WatchOptions& o_;
   LiveJob job_;
   std::vector<Kind> kinds_;
+  std::vector<FollowChange> changes_;
   std::map<std::size_t, std::string> said_;
   std::optional<FaultHook> hook_;
   bool color_ = false;
