@@ -166,6 +166,39 @@ TEST_CASE("features: diagnostics, hover, actions and lenses on a corpus log", "[
   CHECK(fs.accept(run).empty());
 }
 
+TEST_CASE("features: a verification command is run only with its placeholders filled", "[lsp]") {
+  FeatureServer fs(catalog());
+  // Line 1 names GPU 2 in its NCCL prefix: `<gpu>` is filled; the code action runs it.
+  fs.open("file:///job/ecc.log", "plaintext", 1,
+          "node3:1223:1290 [2] NCCL WARN Cuda failure 'uncorrectable ECC error encountered'\n");
+  Analyzer an(catalog());
+  auto run = std::make_shared<AnalysisRun>(an.run(fs.log_snapshot(), fs.analyzer_options()));
+  auto pubs = fs.accept(run);
+  REQUIRE(pubs.size() == 1);
+  REQUIRE(pubs[0].items.at(0).rule_id == "cuda-ecc-uncorrectable");
+  bool found = false;
+  for (const auto& a : fs.code_actions("file:///job/ecc.log", {{0, 0}, {0, 0}}, true)) {
+    if (!a.command) continue;
+    found = true;
+    CHECK(a.command->command == "firstfault.runVerification");
+    CHECK(a.command->arguments ==
+          std::vector<std::string>{"nvidia-smi -q -d ECC,ROW_REMAPPER -i 2"});
+  }
+  CHECK(found);
+  // Without a GPU on the line, the same command goes to the user to complete.
+  FeatureServer other(catalog());
+  other.open("file:///other/ecc.log", "plaintext", 1,
+             "RuntimeError: CUDA error: uncorrectable ECC error encountered\n");
+  Analyzer an2(catalog());
+  other.accept(
+      std::make_shared<AnalysisRun>(an2.run(other.log_snapshot(), other.analyzer_options())));
+  auto lenses = other.code_lenses("file:///other/ecc.log");
+  REQUIRE(lenses.size() == 1);
+  CHECK(lenses[0].command.command == "firstfault.editVerification");
+  CHECK(lenses[0].command.arguments ==
+        std::vector<std::string>{"nvidia-smi -q -d ECC,ROW_REMAPPER -i <gpu>"});
+}
+
 namespace {
 struct FakeBinding : BindingEditProvider {
   std::optional<BindingEdits> binding_edits(const analysis::Rule&, const analysis::Analysis&,

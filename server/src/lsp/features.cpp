@@ -10,6 +10,7 @@
 #include "analysis/analyze.hpp"
 #include "analysis/line_cursor.hpp"
 #include "fix/engine.hpp"
+#include "fix/verify_command.hpp"
 #include "lsp/nccl_vars.hpp"
 #include "report/report.hpp"
 
@@ -285,7 +286,13 @@ AnalysisRun Analyzer::run(std::vector<DocumentSnapshot> docs, const AnalyzerOpti
     d.category = rule.category;
     d.message = std::move(msg);
     d.href = href(rule.id);
-    d.env = rule.fix.env;
+    // Only values that can be set as they are; a rule's placeholder ("<routable interface>")
+    // is named in env_missing instead, for a client to ask for.
+    for (const auto& [k, v] : rule.fix.env)
+      if (fix::is_placeholder(v))
+        d.env_missing.push_back(k);
+      else
+        d.env.emplace_back(k, v);
     if (diag >= 0 && (role == Role::kInitiating || role == Role::kAlternative)) {
       const auto& v = a.diagnoses[static_cast<std::size_t>(diag)].verdict;
       d.verdict = VerdictItem{analysis::fault_domain_name(v.fault),
@@ -696,6 +703,33 @@ std::optional<FileEdit> FeatureServer::resolve(const ActionKey& key) const {
   return FileEdit{dir + "firstfault-fix.sh", fix_script(*rule, key.uri)};
 }
 
+namespace {
+
+// What the diagnosis knows to fill a verification command's placeholders with.
+fix::VerifyFacts verify_facts(const AnalysisRun& run, std::size_t event) {
+  fix::VerifyFacts f;
+  const auto& a = run.analysis;
+  if (event >= a.events.size()) return f;
+  const analysis::Event& e = a.events[event];
+  f.gpu = e.source.device;
+  f.pid = e.source.pid;
+  f.rank = e.source.rank;
+  f.host = e.source.host;
+  f.peer = std::string(e.capture("peer"));
+  if (e.file < run.docs.size()) f.log = uri_to_path(run.docs[e.file].uri);
+  for (const auto& d : run.docs) f.logs.push_back(uri_to_path(d.uri));
+  return f;
+}
+
+// The command that runs a filled verification, or, with a placeholder left, the one that
+// lets the user complete it first (never sent to a terminal as it is).
+CommandItem verification_command(const fix::FilledCommand& filled, const std::string& title) {
+  if (filled.runnable()) return {title, "firstfault.runVerification", {filled.text}};
+  return {title, "firstfault.editVerification", {filled.text}};
+}
+
+}  // namespace
+
 std::vector<CodeActionItem> FeatureServer::code_actions(const std::string& uri, Range range,
                                                         bool can_resolve) const {
   std::vector<CodeActionItem> out;
@@ -736,11 +770,15 @@ std::vector<CodeActionItem> FeatureServer::code_actions(const std::string& uri, 
       out.push_back(std::move(a));
     }
     if (!rule->verify.command.empty() && d.role == Role::kInitiating) {
+      auto filled =
+          fix::fill_verify_command(rule->verify.command, verify_facts(*p->second.run, d.event));
       CodeActionItem a;
-      a.title = "firstfault: run verification (" + rule->verify.command + ")";
+      a.title = (filled.runnable() ? "firstfault: run verification ("
+                                   : "firstfault: complete and run the verification (") +
+                filled.text + ")";
       a.kind = "quickfix";
       a.diagnostics.push_back(d);
-      a.command = CommandItem{a.title, "firstfault.runVerification", {rule->verify.command}};
+      a.command = verification_command(filled, a.title);
       out.push_back(std::move(a));
     }
   }
@@ -764,10 +802,13 @@ std::vector<LensItem> FeatureServer::code_lenses(const std::string& uri) const {
                         std::to_string(dg.collateral.size()) + " collateral";
     LensItem lens;
     lens.range = {{d.range.start.line, 0}, {d.range.start.line, 0}};
-    if (!rule.verify.command.empty())
-      lens.command = {
-          title + " · run verification", "firstfault.runVerification", {rule.verify.command}};
-    else
+    if (!rule.verify.command.empty()) {
+      auto filled =
+          fix::fill_verify_command(rule.verify.command, verify_facts(*p->second.run, d.event));
+      lens.command = verification_command(
+          filled,
+          title + (filled.runnable() ? " · run verification" : " · verify (complete the command)"));
+    } else
       lens.command = {title, "firstfault.report", {uri}};
     out.push_back(std::move(lens));
   }

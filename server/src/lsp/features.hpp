@@ -57,7 +57,8 @@ struct DiagnosticItem {
   std::string message;
   std::string href;  // the rule's entry in docs/catalog.md
   std::vector<RelatedInfo> related;
-  std::vector<std::pair<std::string, std::string>> env;  // the rule's fix
+  std::vector<std::pair<std::string, std::string>> env;  // the rule's fix, known values
+  std::vector<std::string> env_missing;  // its variables whose value is a placeholder
   Role role = Role::kContext;
   int diagnosis = -1;  // index into Analysis::diagnoses, -1 for findings and context lines
   // Who printed the line (from its prefixes), and how sure the analysis is of the

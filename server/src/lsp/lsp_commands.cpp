@@ -49,8 +49,9 @@ std::string string_argument(const std::string& command, const json& arg, const c
 }  // namespace
 
 const std::vector<std::string>& LspServer::command_names() {
-  // firstfault.runVerification is answered too, but is the client's to offer (it runs the
-  // command in a terminal), so it is not advertised.
+  // firstfault.runVerification and firstfault.editVerification are answered too, but are the
+  // client's to offer (they run the command in a terminal, the second after the user filled
+  // in its placeholders), so they are not advertised.
   static const std::vector<std::string> names = {
       "firstfault.diagnoseText", "firstfault.checkTopology", "firstfault.report",
       "firstfault.analyzeFile",  "firstfault.analyzeFolder", "firstfault.forgetFile"};
@@ -75,7 +76,7 @@ void LspServer::execute_command(SharedReply reply, const json& params) {
     std::string uri = file_uri_argument(name, first);
     return reply->result({{"uri", uri}, {"forgotten", core_->forget_file(uri)}});
   }
-  if (name == "firstfault.runVerification") {
+  if (name == "firstfault.runVerification" || name == "firstfault.editVerification") {
     // The client runs it in a terminal; the server never executes commands.
     return reply->result({{"command", first.is_string() ? first : json()}});
   }

@@ -67,7 +67,8 @@ json diagnostic_data(const DiagnosticItem& d) {
                {"rank", d.rank ? json(*d.rank) : json()},
                {"host", d.host.empty() ? json() : json(d.host)},
                {"confidence", d.confidence ? json(*d.confidence) : json()},
-               {"env", std::move(env)}};
+               {"env", std::move(env)},
+               {"envMissing", d.env_missing}};
   if (d.verdict) {
     const VerdictItem& v = *d.verdict;
     json vj = {{"fault", v.fault},
