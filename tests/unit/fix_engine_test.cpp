@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "builtin_catalog.hpp"
 #include "fix/diff.hpp"
 #include "fix/edit.hpp"
 #include "fix/engine.hpp"
@@ -576,9 +577,13 @@ TEST_CASE("/dev/shm: docker run, compose, Kubernetes", "[fix]") {
 }
 
 TEST_CASE("engine: rules decide the fixes, as data", "[fix]") {
+  // The binding is a rule's fix action, not its id or category.
   ff::analysis::Rule gdr;
   gdr.id = "gdr-disabled-for-hca";
   gdr.category = "gdr";
+  gdr.fix.actions = {"nccl-ib-hca-binding"};
+  ff::analysis::Rule same_category = gdr;
+  same_category.fix.actions.clear();
   ff::analysis::Rule p2p;
   p2p.id = "amd-vi-io-page-fault";
   p2p.category = "p2p";
@@ -588,8 +593,22 @@ TEST_CASE("engine: rules decide the fixes, as data", "[fix]") {
   qp.category = "ib";
   qp.fix.env = {{"NCCL_IB_HCA", "=<working HCA>:1"}, {"NCCL_IB_GID_INDEX", "<RoCE v2 index>"}};
   CHECK(wants_binding(gdr));
+  CHECK_FALSE(wants_binding(same_category));
   CHECK(wants_binding(qp));
   CHECK_FALSE(wants_binding(p2p));
+  // Every built-in rule the binding used to be wired to by id or category says so itself.
+  for (const char* id : {"nccl-ib-hca-prefix", "ib-modify-qp-failed", "gdr-disabled-distance",
+                         "gdr-disabled-for-hca", "nccl-channel-no-gdrdma", "ib-no-device",
+                         "ib-incompatible-devices", "ib-rail-mismatch", "nccl-topo-degraded"}) {
+    const ff::analysis::Rule* r = ff::test::builtin_catalog().find(id);
+    REQUIRE(r);
+    CHECK(wants_binding(*r));
+  }
+  for (const auto& r : ff::test::builtin_catalog().rules()) {
+    INFO(r.id);
+    if (r.category == "shm") CHECK(wants_shm(r));
+    if (r.category == "gdr") CHECK(wants_binding(r));
+  }
 
   FixRequest req;
   req.files.push_back({"/w/run.sh", slurp(fix_dir() + "/data/bash_mpirun.sh")});

@@ -54,6 +54,10 @@ struct Check {
 };
 
 struct Fix {
+  // Fixes the fix engine makes beyond the environment (docs/RULES.md): "nccl-ib-hca-binding"
+  // (each rank bound to its PCIe-local HCA, from the topology), "shm-size" (the
+  // container's /dev/shm).
+  std::vector<std::string> actions;
   std::string summary;
   std::vector<std::pair<std::string, std::string>> env;  // variable -> value, in order
   std::vector<std::string> steps;

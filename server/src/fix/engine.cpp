@@ -12,12 +12,6 @@ namespace ff::fix {
 
 namespace {
 
-// Rules about the GPU-NIC path that are not in category gdr.
-const std::set<std::string> kBindingRules = {
-    "nccl-ib-hca-prefix",   "ib-modify-qp-failed",    "gdr-disabled-distance",
-    "gdr-disabled-for-hca", "nccl-channel-no-gdrdma", "ib-incompatible-devices",
-    "ib-no-device",         "ib-rail-mismatch",       "nccl-topo-degraded"};
-
 // A diagnosis of a hang (no rank failed on its own; ranks waited or disagreed) also gets the
 // fix that captures evidence for the next one: the rule whose fix.env is that capture.
 const std::set<std::string> kHangCategories = {"straggler", "collective-mismatch", "remote-peer"};
@@ -127,8 +121,17 @@ std::string env_script(const analysis::Rule& rule, std::string_view for_what,
   return s;
 }
 
+namespace {
+
+bool has_action(const analysis::Rule& rule, std::string_view action) {
+  return std::find(rule.fix.actions.begin(), rule.fix.actions.end(), action) !=
+         rule.fix.actions.end();
+}
+
+}  // namespace
+
 bool wants_binding(const analysis::Rule& rule) {
-  if (rule.category == "gdr" || kBindingRules.count(rule.id)) return true;
+  if (has_action(rule, "nccl-ib-hca-binding")) return true;
   return std::any_of(rule.fix.env.begin(), rule.fix.env.end(),
                      [](const auto& p) { return p.first == "NCCL_IB_HCA"; });
 }
@@ -139,7 +142,7 @@ bool wants_evidence_capture(const analysis::Rule& rule) {
 }
 
 bool wants_shm(const analysis::Rule& rule) {
-  return rule.category == "shm";
+  return has_action(rule, "shm-size");
 }
 
 std::vector<const analysis::Rule*> rules_to_fix(const analysis::Catalog& catalog,

@@ -214,7 +214,12 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
     if (it->is_string()) {
       rule.fix.summary = it->get<std::string>();
     } else if (it->is_object()) {
-      rule.fix.summary = r.str(*it, "summary", "fix.summary", true);
+      rule.fix.actions = r.strings(*it, "actions", "fix.actions", false);
+      for (const auto& a : rule.fix.actions)
+        if (a != "nccl-ib-hca-binding" && a != "shm-size")
+          r.fail("fix.actions", "unknown action '" + a + "' (nccl-ib-hca-binding or shm-size)");
+      // A rule whose whole fix is an action (the binding) needs no words of its own.
+      rule.fix.summary = r.str(*it, "summary", "fix.summary", rule.fix.actions.empty());
       if (auto env = it->find("env"); env != it->end()) {
         if (!env->is_object()) {
           r.fail("fix.env", "must be an object of variable: value");
@@ -439,8 +444,10 @@ std::string rule_to_json(const analysis::Rule& r) {
     }
     j["checks"] = checks;
   }
-  if (!r.fix.summary.empty()) {
-    json fix{{"summary", r.fix.summary}};
+  if (!r.fix.summary.empty() || !r.fix.actions.empty()) {
+    json fix = json::object();
+    if (!r.fix.actions.empty()) fix["actions"] = r.fix.actions;
+    if (!r.fix.summary.empty()) fix["summary"] = r.fix.summary;
     if (!r.fix.env.empty()) {
       json env = json::object();
       for (const auto& [k, v] : r.fix.env) env[k] = v;
