@@ -407,7 +407,8 @@ TEST_CASE("lsp server: a slow command does not delay a hover, and is cancelled o
 }
 
 // Defect 6, server side: initializationOptions.maskHostNames is read, and the server masks
-// the reports it sends (host names, IPs, users, tokens: report/mask.hpp).
+// the reports and the diagnostics it sends (host names, IPs, users, tokens: report/mask.hpp),
+// with one table of pseudonyms for the session.
 TEST_CASE("lsp server: maskHostNames masks reports in the server", "[lsp]") {
   // A real log whose root-cause line names its host (tests/corpus/horovod-3929).
   std::ifstream in(std::string(FF_TEST_DATA) + "/../corpus/horovod-3929/log.txt", std::ios::binary);
@@ -416,7 +417,8 @@ TEST_CASE("lsp server: maskHostNames masks reports in the server", "[lsp]") {
   const std::string log = ss.str();
   const std::string host = "smc-gpu-03";
   REQUIRE(log.find(host) != std::string::npos);
-  std::map<bool, std::vector<std::string>> outputs;  // report, text, JSON report, title
+  std::map<bool, std::vector<std::string>> outputs;  // report, text, JSON report, title,
+                                                     // published diagnostics
   for (bool mask : {false, true}) {
     Client c(nullptr, {{"maskHostNames", mask}});
     initialize(c);
@@ -433,12 +435,20 @@ TEST_CASE("lsp server: maskHostNames masks reports in the server", "[lsp]") {
     REQUIRE(c.wait([](const std::vector<json>& r) {
       return n_replies(r, 2) && n_replies(r, 3) && n_replies(r, 4);
     }));
+    std::string published;
+    {
+      std::lock_guard<std::mutex> lock(c.mu);
+      for (const auto& m : c.received)
+        if (m.value("method", "") == "textDocument/publishDiagnostics" &&
+            m["params"]["uri"] == kUri)
+          published += m["params"]["diagnostics"].dump();
+    }
     outputs[mask] = {c.replies_to(2)[0]["result"]["markdown"], c.replies_to(3)[0]["result"]["text"],
                      c.replies_to(3)[0]["result"]["report"].dump(),
-                     c.replies_to(4)[0]["result"].value("title", "")};
+                     c.replies_to(4)[0]["result"].value("title", ""), published};
     CHECK_FALSE(c.replies_to(3)[0]["result"].contains("title"));  // no title given, none back
   }
-  for (std::size_t i = 0; i < 4; ++i) {
+  for (std::size_t i = 0; i < 5; ++i) {
     INFO("output " << i);
     CHECK(outputs[false][i].find(host) != std::string::npos);  // there is something to mask
     CHECK(outputs[true][i].find(host) == std::string::npos);

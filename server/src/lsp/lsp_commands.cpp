@@ -133,8 +133,8 @@ void LspServer::diagnose_text_command(SharedReply reply, const json& arg) {
         json report = report::to_json(catalog_, a);
         std::string text = report::to_text(catalog_, a, to);
         std::optional<std::string> heading = title;
-        if (mask_host_names_) {  // one Masker: the same pseudonyms in all of them
-          report::Masker m;
+        if (mask_host_names_) {  // the session's pseudonyms, as in the diagnostics
+          report::Masker& m = masker_;
           m.add_hosts_from(a);
           m.learn(text);
           if (heading) m.learn(*heading);
@@ -154,9 +154,8 @@ void LspServer::report_command(SharedReply reply, const json& arg) {
   core_->report(id_key(reply->id()), uri,
                 answer<AnalysisServer::Report>(reply, [this](const AnalysisServer::Report& r) {
                   if (!mask_host_names_) return json{{"markdown", r.markdown}};
-                  report::Masker m;
-                  if (r.analysis) m.add_hosts_from(*r.analysis);
-                  return json{{"markdown", m.mask(r.markdown)}};
+                  if (r.analysis) masker_.add_hosts_from(*r.analysis);
+                  return json{{"markdown", masker_.mask(r.markdown)}};
                 }));
 }
 

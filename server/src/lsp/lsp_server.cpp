@@ -356,7 +356,30 @@ void LspServer::request_refresh() {
 void LspServer::publish(const FeatureServer::Publication& p) {
   if (exited_) return;  // nothing is sent after exit
   if (pull_diagnostics_ && !core_->is_disk_file(p.uri)) return request_refresh();
-  out_.write(published_.message(p));
+  if (mask_host_names_)
+    out_.write(published_.message({p.uri, p.version, shown(p.items)}));
+  else
+    out_.write(published_.message(p));
+}
+
+std::vector<DiagnosticItem> LspServer::shown(std::vector<DiagnosticItem> items) {
+  if (!mask_host_names_) return items;
+  // Every host first, so a name is masked wherever it appears, even before its own line.
+  for (const auto& d : items) {
+    if (!d.host.empty()) masker_.add_host(d.host);
+    if (d.verdict && !d.verdict->host.empty()) masker_.add_host(d.verdict->host);
+    masker_.learn(d.message);
+  }
+  for (auto& d : items) {
+    d.message = masker_.mask(d.message);
+    if (!d.host.empty()) d.host = masker_.mask(d.host);
+    for (auto& r : d.related) r.message = masker_.mask(r.message);
+    if (d.verdict) {
+      d.verdict->host = masker_.mask(d.verdict->host);
+      d.verdict->summary = masker_.mask(d.verdict->summary);
+    }
+  }
+  return items;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -414,9 +437,9 @@ void LspServer::pull_diagnostics(SharedReply reply, const json& params) {
   std::string uri = uri_of(params);
   core_->diagnostics(
       id_key(reply->id()), uri,
-      answer<std::vector<DiagnosticItem>>(reply, [](const std::vector<DiagnosticItem>& ds) {
+      answer<std::vector<DiagnosticItem>>(reply, [this](const std::vector<DiagnosticItem>& ds) {
         json items = json::array();
-        for (const auto& d : ds) items.push_back(diagnostic_json(d));
+        for (const auto& d : shown(ds)) items.push_back(diagnostic_json(d));
         return json{{"kind", "full"}, {"items", items}};
       }));
 }

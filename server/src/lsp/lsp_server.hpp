@@ -29,6 +29,7 @@
 #include "lsp/published_diagnostics.hpp"
 #include "lsp/reply_once.hpp"
 #include "lsp/transport.hpp"
+#include "report/mask.hpp"
 
 namespace ff::lsp {
 
@@ -150,6 +151,11 @@ class LspServer final : public MessageReceiver, public ReplyOnce::Sink {
   bool initialized_ = false;
   bool can_resolve_ = false;
   bool mask_host_names_ = false;  // initializationOptions.maskHostNames
+  // With maskHostNames: one table of pseudonyms for the session, so a host is the same
+  // `host-1` in the diagnostics, the reports and the diagnosed texts (protocol thread only).
+  report::Masker masker_;
+  // The items as a client may see them: masked when maskHostNames asks.
+  std::vector<DiagnosticItem> shown(std::vector<DiagnosticItem> items);
   // Diagnostics travel one way, so that a client never holds them twice (VS Code's language
   // client keeps pushed and pulled diagnostics in two collections, and its Problems badge
   // counts both). A client that declares textDocument.diagnostic and
