@@ -292,3 +292,39 @@ TEST_CASE("an NCCL WARN no rule knows takes its category from the file it names"
   REQUIRE_FALSE(shm.diagnoses.empty());
   CHECK(shm.diagnoses[0].category == "shm");
 }
+
+TEST_CASE("values a job must agree on: two of them are the root cause", "[agree]") {
+  Rule banner =
+      make("banner", "none", Role::kContext, 0.1, "NCCL version (?P<version>\\d+\\.\\d+\\.\\d+)");
+  banner.agree = Agreement{"version", "", "version", 0.8};
+  Rule wheel = make("wheel", "none", Role::kContext, 0.1,
+                    "^(?P<package>nvidia-nccl-cu\\d+)==(?P<version>[\\d.]+)$");
+  wheel.agree = Agreement{"version", "package", "version", 0.8};
+  Rule sock = make("sock", "socket", Role::kCause, 0.6, "family 0 is neither AF_INET");
+  auto c = catalog({banner, wheel, sock});
+  const std::string error =
+      "n1:1:1 [0] NCCL WARN connecting to address with family 0 is neither AF_INET\n";
+  // Three nodes say 2.19.3, one 2.20.5: the odd one leads, ahead of the error it causes.
+  auto a = run(c,
+               "n1:1:1 [0] NCCL INFO NCCL version 2.19.3+cuda12.3\n"
+               "n2:1:1 [0] NCCL INFO NCCL version 2.20.5+cuda12.3\n"
+               "n3:1:1 [0] NCCL INFO NCCL version 2.19.3+cuda12.3\n"
+               "n4:1:1 [0] NCCL INFO NCCL version 2.19.3+cuda12.3\n" +
+                   error);
+  REQUIRE_FALSE(a.diagnoses.empty());
+  CHECK(a.diagnoses[0].category == "version");
+  CHECK(initiating(a).line == 1);
+  CHECK_THAT(a.diagnoses[0].reasoning, Catch::Contains("2.20.5") && Catch::Contains("2.19.3"));
+  // All the same: nothing to say; the error leads.
+  auto same = run(c,
+                  "n1:1:1 [0] NCCL INFO NCCL version 2.19.3+cuda12.3\n"
+                  "n2:1:1 [0] NCCL INFO NCCL version 2.19.3+cuda12.3\n" +
+                      error);
+  REQUIRE_FALSE(same.diagnoses.empty());
+  CHECK(same.diagnoses[0].category == "socket");
+  // Different packages may differ (the CUDA 11 and CUDA 12 wheels); one package may not.
+  auto two = run(c, "nvidia-nccl-cu11==2.14.3\nnvidia-nccl-cu12==2.20.5\n" + error);
+  CHECK(two.diagnoses[0].category == "socket");
+  auto odd = run(c, "nvidia-nccl-cu12==2.20.5\nnvidia-nccl-cu12==2.19.3\n" + error);
+  CHECK(odd.diagnoses[0].category == "version");
+}

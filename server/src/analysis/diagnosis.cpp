@@ -135,6 +135,47 @@ std::optional<CrossRankFinding> compare_across_ranks(const std::vector<Event>& e
   return std::nullopt;
 }
 
+// A rule's `agree` value across the job (rule.hpp, Agreement): the lead of a disagreement
+// and why, or nothing when every line agrees.
+struct Disagreement {
+  std::size_t lead;
+  std::vector<std::size_t> lines;  // every line of the disagreeing group, lead included
+  std::string reason;
+};
+
+std::optional<Disagreement> find_disagreement(const std::vector<Event>& events,
+                                              const std::vector<std::size_t>& of_rule,
+                                              const Agreement& spec) {
+  // Per group (the `within` capture), each value's lines, values in order of first sight.
+  std::map<std::string, std::vector<std::pair<std::string, std::vector<std::size_t>>>> groups;
+  for (std::size_t i : of_rule) {
+    auto v = events[i].capture(spec.value);
+    if (v.empty()) continue;
+    auto& values = groups[std::string(events[i].capture(spec.within))];
+    auto it =
+        std::find_if(values.begin(), values.end(), [&](const auto& e) { return e.first == v; });
+    if (it == values.end())
+      values.push_back({std::string(v), {i}});
+    else
+      it->second.push_back(i);
+  }
+  for (const auto& [within, values] : groups) {
+    if (values.size() < 2) continue;
+    const auto* rare = &values.front();
+    for (const auto& v : values)
+      if (v.second.size() < rare->second.size()) rare = &v;
+    std::string others;
+    for (const auto& v : values)
+      if (&v != rare) others += (others.empty() ? "" : ", ") + v.first;
+    Disagreement d{rare->second.front(), {}, ""};
+    for (const auto& v : values) d.lines.insert(d.lines.end(), v.second.begin(), v.second.end());
+    d.reason = (within.empty() ? std::string() : within + ": ") + rare->first + " here, " + others +
+               " elsewhere in the job; they must be the same everywhere";
+    return d;
+  }
+  return std::nullopt;
+}
+
 struct Hypothesis {
   std::string category;
   double score = 0;
@@ -394,6 +435,11 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
     }
     by_rule[events[i].rule].push_back(i);
   }
+  // Lines that must agree across the job are compared whatever their role (a benign
+  // version banner included).
+  std::map<std::size_t, std::vector<std::size_t>> must_agree;
+  for (std::size_t i = 0; i < events.size(); ++i)
+    if (rules[events[i].rule].agree) must_agree[events[i].rule].push_back(i);
 
   std::map<std::size_t, CrossRankFinding> crossrank;
   for (const auto& [rule, idx] : by_rule)
@@ -424,6 +470,17 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
     Hypothesis& h = hyps[cat];
     h.lead = f.lead;
     h.lead_reason = outlier_reason(events, f);
+  }
+  // Values that must agree across the job and do not: a root cause (two NCCL releases in
+  // one job cannot talk to each other).
+  for (const auto& [rule, idx] : must_agree) {
+    const Agreement& ag = *rules[rule].agree;
+    auto d = find_disagreement(events, idx, ag);
+    if (!d) continue;
+    for (std::size_t i : d->lines) add(ag.category, i, ag.weight, false);
+    Hypothesis& h = hyps[ag.category];
+    h.lead = d->lead;
+    h.lead_reason = d->reason;
   }
   // A launcher's account of how a rank ended explains the failure only when nothing more
   // direct does; otherwise it is collateral of what does.

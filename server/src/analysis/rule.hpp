@@ -82,6 +82,18 @@ struct CrossRank {
   std::string mismatch_category;
 };
 
+// A value every line of this rule must agree on across the whole job (the NCCL release each
+// rank runs, the NCCL wheel each node installed): two different values, whoever printed
+// them, are a cause of `category` at `weight`, led by the rarer value (ties: the one seen
+// first). `within` names a capture that keeps unrelated lines apart (a package's name:
+// nvidia-nccl-cu11 and nvidia-nccl-cu12 may differ).
+struct Agreement {
+  std::string value;
+  std::string within;
+  std::string category;
+  double weight = 0.8;
+};
+
 // What a failure of this signature means for the job and the node, where the category's
 // default (verdict.cpp) is not right for it. Empty strings keep the category's value.
 struct RuleVerdict {
@@ -129,6 +141,7 @@ struct Rule {
   std::vector<std::string> examples_match;
   std::vector<std::string> examples_no_match;
   std::optional<CrossRank> cross_rank;
+  std::optional<Agreement> agree;
   std::vector<std::string> explains;  // finding: the failure categories it can explain
   Decode decode = Decode::kNone;
   std::vector<std::string> sources;  // where the message comes from: "owner/repo release path"

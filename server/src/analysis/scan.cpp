@@ -32,6 +32,9 @@ void apply_captures(Event& ev) {
 }  // namespace
 
 bool is_context_rule(const Rule& rule) {
+  // A value the job must agree on is compared across every line that states it (a version
+  // banner per rank): none may be left uncounted.
+  if (rule.agree) return false;
   // An exit status's role depends on its captures, and a frame or a progress line is read
   // beside the lines it speaks for, however far into the log: they keep their events like a
   // cause does.

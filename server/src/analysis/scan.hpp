@@ -26,7 +26,8 @@ inline constexpr std::size_t kMaxEventsPerRule = 4096;
 inline constexpr std::size_t kContextEventsKept = 100;
 
 // Every line of this rule reads as context, whatever it captured: a benign rule, or a rule
-// of role context without an exit status to decode (diagnosis.cpp, read_events).
+// of role context without an exit status to decode (diagnosis.cpp, read_events); never a
+// rule whose lines must agree across the job (`agree`), which are all compared.
 bool is_context_rule(const Rule& rule);
 
 // Events of a context rule that a scan keeping every rule's first kMaxEventsPerRule events

@@ -30,10 +30,10 @@ namespace {
 
 const std::set<std::string>& known_fields() {
   static const std::set<std::string> f = {
-      "$schema",    "id",         "category", "title",    "role",    "weight",
-      "benign",     "success",    "progress", "patterns", "exclude", "indicates",
-      "mechanisms", "checks",     "fix",      "verify",   "related", "versions",
-      "examples",   "cross_rank", "explains", "decode",   "sources", "verdict"};
+      "$schema", "id",       "category", "title",    "role",      "weight",     "benign",
+      "success", "progress", "patterns", "exclude",  "indicates", "mechanisms", "checks",
+      "fix",     "verify",   "related",  "versions", "examples",  "cross_rank", "explains",
+      "decode",  "sources",  "verdict",  "agree"};
   return f;
 }
 
@@ -287,6 +287,25 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
       rule.cross_rank = std::move(cr);
     }
   }
+  if (auto it = j.find("agree"); it != j.end()) {
+    if (!it->is_object()) {
+      r.fail("agree", "must be an object with 'value' and 'category'");
+    } else {
+      analysis::Agreement ag;
+      ag.value = r.str(*it, "value", "agree.value", true);
+      ag.within = r.str(*it, "within", "agree.within", false);
+      ag.category = r.str(*it, "category", "agree.category", true);
+      if (!ag.category.empty() && !analysis::is_category(ag.category))
+        r.fail("agree.category", "'" + ag.category + "' is not a category");
+      if (auto w = it->find("weight"); w != it->end()) {
+        if (!w->is_number() || w->get<double>() <= 0 || w->get<double>() > 1)
+          r.fail("agree.weight", "must be a number in (0, 1]");
+        else
+          ag.weight = w->get<double>();
+      }
+      rule.agree = std::move(ag);
+    }
+  }
   rule.explains = r.strings(j, "explains", "explains", false);
   for (const auto& c : rule.explains)
     if (!analysis::is_category(c)) r.fail("explains", "'" + c + "' is not a category of the taxonomy");
@@ -472,6 +491,12 @@ std::string rule_to_json(const analysis::Rule& r) {
     json cr{{"keys", r.cross_rank->keys}};
     if (!r.cross_rank->mismatch_category.empty()) cr["mismatch_category"] = r.cross_rank->mismatch_category;
     j["cross_rank"] = cr;
+  }
+  if (r.agree) {
+    json ag{
+        {"value", r.agree->value}, {"category", r.agree->category}, {"weight", r.agree->weight}};
+    if (!r.agree->within.empty()) ag["within"] = r.agree->within;
+    j["agree"] = ag;
   }
   if (!r.explains.empty()) j["explains"] = r.explains;
   if (r.success) j["success"] = true;
