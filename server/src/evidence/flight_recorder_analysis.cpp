@@ -49,7 +49,10 @@ std::string shapes_text(const std::vector<std::vector<std::int64_t>>& s) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (i) out += ", ";
     out += "[";
-    for (std::size_t j = 0; j < s[i].size(); ++j) out += (j ? ", " : "") + std::to_string(s[i][j]);
+    for (std::size_t j = 0; j < s[i].size(); ++j) {
+      if (j) out += ", ";
+      out += std::to_string(s[i][j]);
+    }
     out += "]";
   }
   return out + "]";

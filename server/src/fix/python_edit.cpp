@@ -129,7 +129,8 @@ GenResult python_binding_edits(std::string_view text, const BindingTable& b) {
     bool first = true;
     for (const auto& r : b.ranks) {
       if (r.hca.empty()) continue;
-      s += (first ? "" : ", ") + std::to_string(r.local_rank) + ": " + py_str(r.hca);
+      if (!first) s += ", ";
+      s += std::to_string(r.local_rank) + ": " + py_str(r.hca);
       first = false;
     }
     s += "}.get(int(os.environ.get(\"LOCAL_RANK\", \"0\")))\n";

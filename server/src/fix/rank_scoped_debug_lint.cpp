@@ -439,7 +439,8 @@ std::array<bool, kVars> mpmd_check(Scopes& scopes, const std::vector<Token>& w) 
     std::string with, without;
     for (std::size_t s = 0; s < sections.size(); ++s) {
       std::string& list = set[s][v] ? with : without;
-      list += (list.empty() ? "" : ", ") + std::to_string(s + 1);
+      if (!list.empty()) list += ", ";
+      list += std::to_string(s + 1);
     }
     if (without.empty()) continue;
     scopes.some_sections(static_cast<Var>(v));

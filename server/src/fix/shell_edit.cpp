@@ -235,9 +235,10 @@ std::string shell_rank_block(const BindingTable& b, std::string_view indent, boo
   for (const auto& r : b.ranks) {
     std::string body;
     if (!r.hca.empty()) body += "export NCCL_IB_HCA=" + shell_quote(r.hca) + ";";
-    if (numa && r.numa >= 0)
-      body +=
-          (body.empty() ? "" : " ") + std::string("ff_numa_node=") + std::to_string(r.numa) + ";";
+    if (numa && r.numa >= 0) {
+      if (!body.empty()) body += ' ';
+      body += "ff_numa_node=" + std::to_string(r.numa) + ";";
+    }
     if (body.empty()) body = ":;";
     body.pop_back();
     s += in + "  " + std::to_string(r.local_rank) + ") " + body + " ;;\n";

@@ -49,7 +49,11 @@ std::optional<std::string> value_of(std::string_view name, const VerifyFacts& f)
   if (name == "logs" || name == "all rank logs") {
     if (f.logs.empty()) return std::nullopt;
     std::string all;
-    for (const auto& l : f.logs) all += (all.empty() ? "" : " ") + shell_quote(l);
+    for (const auto& l : f.logs) {
+      // Appended piece by piece: GCC 12 -Wrestrict misfires on `(c ? "" : " ") + temporary`.
+      if (!all.empty()) all += ' ';
+      all += shell_quote(l);
+    }
     return all;
   }
   return std::nullopt;
