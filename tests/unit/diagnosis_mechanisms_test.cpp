@@ -328,3 +328,39 @@ TEST_CASE("values a job must agree on: two of them are the root cause", "[agree]
   auto odd = run(c, "nvidia-nccl-cu12==2.20.5\nnvidia-nccl-cu12==2.19.3\n" + error);
   CHECK(odd.diagnoses[0].category == "version");
 }
+
+TEST_CASE("values no two members may share: a rank claimed twice in one start-up", "[agree]") {
+  Rule claim = make("claim", "none", Role::kContext, 0.1,
+                    "GLOBAL_RANK: (?P<rank>\\d+), MEMBER: \\d+/(?P<world>\\d+)");
+  claim.agree = Agreement{"rank", "", "config", 0.75, true, "world"};
+  auto c = catalog({claim});
+  auto line = [](int rank, int world) {
+    return "initializing ddp: GLOBAL_RANK: " + std::to_string(rank) +
+           ", MEMBER: " + std::to_string(rank + 1) + "/" + std::to_string(world) + "\n";
+  };
+  // Two launches of four processes each computed ranks 0-3 of a world of 8: ranks 4-7 never
+  // come, and the repeated claim of rank 1 leads.
+  std::string twice;
+  for (int r : {1, 1, 2, 2, 3, 3, 0, 0}) twice += line(r, 8);
+  auto a = run(c, twice);
+  REQUIRE_FALSE(a.diagnoses.empty());
+  CHECK(a.diagnoses[0].category == "config");
+  CHECK(initiating(a).line == 1);
+  CHECK_THAT(a.diagnoses[0].reasoning, Catch::Contains("only 4 of 8"));
+  // A restarted job announces every rank again, in a second round: no conflict.
+  std::string restarted;
+  for (int round = 0; round < 2; ++round)
+    for (int r : {0, 1, 2, 3}) restarted += line(r, 4);
+  CHECK(run(c, restarted).diagnoses.empty());
+  // One node's log across a restart: every claim repeated, but only after the round ended.
+  std::string one_node;
+  for (int round = 0; round < 2; ++round)
+    for (int r : {0, 1, 2, 3}) one_node += line(r, 8);
+  CHECK(run(c, one_node).diagnoses.empty());
+  // Fewer claims than members (an excerpt) say nothing, repeated or not.
+  CHECK(run(c, line(0, 8) + line(0, 8) + line(1, 8)).diagnoses.empty());
+  // Every value claimed: the world is complete, whatever else repeats.
+  std::string full;
+  for (int r : {0, 0, 1, 1}) full += line(r, 2);
+  CHECK(run(c, full).diagnoses.empty());
+}

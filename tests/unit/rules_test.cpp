@@ -116,6 +116,15 @@ TEST_CASE("invalid rules are reported with file, rule and field", "[rules]") {
        "field 'verdict.xid_resolution.79': must name a resolution bucket"},
       {with("\"indicates\": \"i\"", "\"indicates\": \"i\", \"verdict\": {\"domain\": \"x\"}"),
        "field 'verdict.domain': unknown field"},
+      {with("\"indicates\": \"i\"",
+            "\"indicates\": \"i\", \"unique\": {\"value\": \"rank\", \"category\": \"config\"}"),
+       "field 'unique.of': is required"},
+      {with("\"indicates\": \"i\"",
+            "\"indicates\": \"i\", \"agree\": {\"value\": \"v\", \"category\": \"version\"}, "
+            "\"unique\": {\"value\": \"rank\", \"of\": \"w\", \"category\": \"config\"}"),
+       "field 'unique': a rule has either 'agree' or 'unique', not both"},
+      {with("\"indicates\": \"i\"", "\"indicates\": \"i\", \"unique\": [1]"),
+       "field 'unique': must be an object with 'value', 'of' and 'category'"},
   };
   for (const auto& c : cases) {
     INFO(c.text);

@@ -143,9 +143,54 @@ struct Disagreement {
   std::string reason;
 };
 
+// A `unique` value (Agreement::distinct) claimed twice in one round of claims: the lead is
+// the repeated claim, the lines every claim of the group.
+std::optional<Disagreement> find_duplicate_claim(const std::vector<Event>& events,
+                                                 const std::vector<std::size_t>& of_rule,
+                                                 const Agreement& spec) {
+  // Per group (the `within` capture and the member count), the claims in the order written.
+  std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> groups;
+  for (std::size_t i : of_rule) {
+    if (events[i].capture(spec.value).empty() || events[i].capture(spec.of).empty()) continue;
+    groups[{std::string(events[i].capture(spec.within)), std::string(events[i].capture(spec.of))}]
+        .push_back(i);
+  }
+  for (auto& [key, claims] : groups) {
+    std::sort(claims.begin(), claims.end(),
+              [&](std::size_t a, std::size_t b) { return happened_before(events[a], events[b]); });
+    std::size_t members = 0;
+    for (char c : key.second) {
+      if (c < '0' || c > '9' || members > 1'000'000) {
+        members = 0;
+        break;
+      }
+      members = members * 10 + static_cast<std::size_t>(c - '0');
+    }
+    std::map<std::string, std::size_t> first_claim;  // value -> its first claim
+    for (std::size_t i : claims) first_claim.emplace(events[i].capture(spec.value), i);
+    if (members == 0 || first_claim.size() >= members || claims.size() < members) continue;
+    // The earliest repeated claim that comes before some value's first claim: one round.
+    std::map<std::string, std::size_t> seen;
+    for (std::size_t k = 0; k < claims.size(); ++k) {
+      std::string v(events[claims[k]].capture(spec.value));
+      auto [it, fresh] = seen.emplace(v, claims[k]);
+      if (fresh || seen.size() == first_claim.size()) continue;
+      Disagreement d{claims[k], claims, ""};
+      d.reason = spec.value + " " + v + " is claimed twice (lines " +
+                 std::to_string(events[it->second].line + 1) + " and " +
+                 std::to_string(events[claims[k]].line + 1) + ") while only " +
+                 std::to_string(first_claim.size()) + " of " + std::to_string(members) +
+                 " values were claimed: two launches computed the same " + spec.value + "s";
+      return d;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<Disagreement> find_disagreement(const std::vector<Event>& events,
                                               const std::vector<std::size_t>& of_rule,
                                               const Agreement& spec) {
+  if (spec.distinct) return find_duplicate_claim(events, of_rule, spec);
   // Per group (the `within` capture), each value's lines, values in order of first sight.
   std::map<std::string, std::vector<std::pair<std::string, std::vector<std::size_t>>>> groups;
   for (std::size_t i : of_rule) {

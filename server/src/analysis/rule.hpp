@@ -87,11 +87,19 @@ struct CrossRank {
 // them, are a cause of `category` at `weight`, led by the rarer value (ties: the one seen
 // first). `within` names a capture that keeps unrelated lines apart (a package's name:
 // nvidia-nccl-cu11 and nvidia-nccl-cu12 may differ).
+//
+// With `distinct` (rule files: `unique`), the opposite: a value only one member of the job
+// may hold (a global rank), out of as many as the `of` capture says (the world size). Two
+// members claiming one value is the cause, but only when it cannot be a second round of the
+// same claims (a restarted job announces every rank again): the repeated claim comes before
+// some other value's first, and fewer values than members were claimed in all.
 struct Agreement {
   std::string value;
   std::string within;
   std::string category;
   double weight = 0.8;
+  bool distinct = false;
+  std::string of;  // distinct: the capture holding how many members claim values
 };
 
 // What a failure of this signature means for the job and the node, where the category's

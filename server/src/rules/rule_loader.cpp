@@ -33,7 +33,7 @@ const std::set<std::string>& known_fields() {
       "$schema", "id",       "category", "title",    "role",      "weight",     "benign",
       "success", "progress", "patterns", "exclude",  "indicates", "mechanisms", "checks",
       "fix",     "verify",   "related",  "versions", "examples",  "cross_rank", "explains",
-      "decode",  "sources",  "verdict",  "agree"};
+      "decode",  "sources",  "verdict",  "agree",    "unique"};
   return f;
 }
 
@@ -287,24 +287,37 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
       rule.cross_rank = std::move(cr);
     }
   }
-  if (auto it = j.find("agree"); it != j.end()) {
+  // `agree` (every line the same value) and `unique` (no two members the same value) share
+  // one shape; a rule has at most one of them.
+  for (const char* key : {"agree", "unique"}) {
+    auto it = j.find(key);
+    if (it == j.end()) continue;
+    const std::string k = key;
+    const bool distinct = k == "unique";
     if (!it->is_object()) {
-      r.fail("agree", "must be an object with 'value' and 'category'");
-    } else {
-      analysis::Agreement ag;
-      ag.value = r.str(*it, "value", "agree.value", true);
-      ag.within = r.str(*it, "within", "agree.within", false);
-      ag.category = r.str(*it, "category", "agree.category", true);
-      if (!ag.category.empty() && !analysis::is_category(ag.category))
-        r.fail("agree.category", "'" + ag.category + "' is not a category");
-      if (auto w = it->find("weight"); w != it->end()) {
-        if (!w->is_number() || w->get<double>() <= 0 || w->get<double>() > 1)
-          r.fail("agree.weight", "must be a number in (0, 1]");
-        else
-          ag.weight = w->get<double>();
-      }
-      rule.agree = std::move(ag);
+      r.fail(k, distinct ? "must be an object with 'value', 'of' and 'category'"
+                         : "must be an object with 'value' and 'category'");
+      continue;
     }
+    if (rule.agree) {
+      r.fail(k, "a rule has either 'agree' or 'unique', not both");
+      continue;
+    }
+    analysis::Agreement ag;
+    ag.distinct = distinct;
+    ag.value = r.str(*it, "value", k + ".value", true);
+    ag.within = r.str(*it, "within", k + ".within", false);
+    ag.category = r.str(*it, "category", k + ".category", true);
+    if (distinct) ag.of = r.str(*it, "of", k + ".of", true);
+    if (!ag.category.empty() && !analysis::is_category(ag.category))
+      r.fail(k + ".category", "'" + ag.category + "' is not a category");
+    if (auto w = it->find("weight"); w != it->end()) {
+      if (!w->is_number() || w->get<double>() <= 0 || w->get<double>() > 1)
+        r.fail(k + ".weight", "must be a number in (0, 1]");
+      else
+        ag.weight = w->get<double>();
+    }
+    rule.agree = std::move(ag);
   }
   rule.explains = r.strings(j, "explains", "explains", false);
   for (const auto& c : rule.explains)
@@ -496,7 +509,8 @@ std::string rule_to_json(const analysis::Rule& r) {
     json ag{
         {"value", r.agree->value}, {"category", r.agree->category}, {"weight", r.agree->weight}};
     if (!r.agree->within.empty()) ag["within"] = r.agree->within;
-    j["agree"] = ag;
+    if (r.agree->distinct) ag["of"] = r.agree->of;
+    j[r.agree->distinct ? "unique" : "agree"] = ag;
   }
   if (!r.explains.empty()) j["explains"] = r.explains;
   if (r.success) j["success"] = true;
