@@ -646,9 +646,11 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
     for (std::size_t i : unexplaining) {
       Hypothesis& h = hyps[readings[i].category];
       bool fresh = h.events.empty();
+      double before = h.score;
       double score = weight(i) * kFindingUnderFailure;
       add(readings[i].category, i, score, false);
-      if (fresh || score > h.score - kTie) {
+      // Of equally strong observations the earliest leads (the first channel of a transport).
+      if (fresh || score > before + kTie) {
         h.lead = i;
         h.lead_reason = describe_outcome(outcome) +
                         " and no line shows a failure of its own; "
