@@ -364,3 +364,39 @@ TEST_CASE("values no two members may share: a rank claimed twice in one start-up
   for (int r : {0, 0, 1, 1}) full += line(r, 2);
   CHECK(run(c, full).diagnoses.empty());
 }
+
+TEST_CASE("a job on one host reads a network-or-shm result code as shared memory", "[scope]") {
+  Rule table =
+      make("table", "none", Role::kContext, 0.1,
+           "^#\\s+Rank\\s+(?P<rank>\\d+)\\s+Pid\\s+\\d+\\s+on\\s+(?P<host>\\S+)\\s+device");
+  table.members = true;
+  Rule comm = make("comm", "none", Role::kContext, 0.1, "nRanks \\d+ nNodes (?P<nodes>\\d+)");
+  comm.members = true;
+  Rule sys = make("sys", "socket", Role::kCause, 0.3, "'unhandled system error'");
+  sys.on_one_host = "shm";
+  auto c = catalog({table, comm, sys});
+  const std::string error = "box: Test NCCL failure common.cu:777 'unhandled system error'\n";
+  auto rows = [](std::initializer_list<const char*> hosts) {
+    std::string s;
+    int r = 0;
+    for (const char* h : hosts)
+      s += "#   Rank  " + std::to_string(r++) + " Pid   1688 on " + h + " device  0 [0x18] GPU\n";
+    return s;
+  };
+  auto one = run(c, rows({"box", "box", "box"}) + error);
+  REQUIRE_FALSE(one.diagnoses.empty());
+  CHECK(one.diagnoses[0].category == "shm");
+  // Two hosts in the table, or nothing that says where the job runs: the rule's category.
+  CHECK(run(c, rows({"box", "box", "other"}) + error).diagnoses[0].category == "socket");
+  CHECK(run(c, error).diagnoses[0].category == "socket");
+  // NCCL's communicator summary: every communicator on one node, or one that spans two.
+  CHECK(run(c, "n1:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 4 nNodes 1 localRanks 4\n" + error)
+            .diagnoses[0]
+            .category == "shm");
+  CHECK(run(c,
+            "n1:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 4 nNodes 1 localRanks 4\n"
+            "n1:1:1 [0] NCCL INFO comm 0x2 rank 0 nRanks 8 nNodes 2 localRanks 4\n" +
+                error)
+            .diagnoses[0]
+            .category == "socket");
+}

@@ -305,8 +305,31 @@ bool retries_exhausted(const Event& e) {
   return attempt && attempts && *attempts > 0 && *attempt >= *attempts;
 }
 
-std::vector<Reading> read_events(const Catalog& catalog, const std::vector<Event>& events) {
+// Whether the whole job runs on one host, from the lines of `members` rules, every one of
+// them kept: each row of the job's member listing (nccl-tests' device table) names the same
+// host, and every communicator's stated node count is 1. Unknown is not one host.
+bool job_on_one_host(const std::vector<Rule>& rules, const std::vector<Event>& events,
+                     const std::vector<std::size_t>& rule_hits) {
+  std::string host;
+  std::map<std::size_t, std::size_t> rows;  // members rule -> its lines kept
+  for (const auto& e : events) {
+    if (!rules[e.rule].members) continue;
+    ++rows[e.rule];
+    if (auto n = numeric(e.capture("nodes")); n && *n != 1) return false;
+    std::string_view h = e.capture("host");
+    if (h.empty()) continue;
+    if (!host.empty() && h != host) return false;
+    host = std::string(h);
+  }
+  for (const auto& [rule, kept] : rows)
+    if (rule >= rule_hits.size() || rule_hits[rule] != kept) return false;  // some not kept
+  return !rows.empty();
+}
+
+std::vector<Reading> read_events(const Catalog& catalog, const std::vector<Event>& events,
+                                 const std::vector<std::size_t>& rule_hits) {
   const auto& rules = catalog.rules();
+  const bool one_host = job_on_one_host(rules, events, rule_hits);
   std::vector<std::size_t> frames;  // in (file, line) order
   for (std::size_t i = 0; i < events.size(); ++i)
     if (rules[events[i].rule].decode == Decode::kFrame) frames.push_back(i);
@@ -327,6 +350,7 @@ std::vector<Reading> read_events(const Catalog& catalog, const std::vector<Event
   for (const auto& e : events) {
     const Rule& r = rules[e.rule];
     Reading reading{r.category, r.benign ? Role::kContext : r.role, false, {}};
+    if (one_host && !r.on_one_host.empty()) reading.category = r.on_one_host;
     if (r.decode == Decode::kExitStatus && !r.benign) {
       auto status =
           decode_exit_status(e.capture("signal"), e.capture("returncode"), e.capture("exitcode"));
@@ -450,7 +474,7 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
   out.counted = std::move(state.counted);
   const auto& rules = catalog.rules();
   const auto& events = out.events;
-  const std::vector<Reading> readings = read_events(catalog, events);
+  const std::vector<Reading> readings = read_events(catalog, events, out.rule_hits);
   auto weight = [&](std::size_t i) {
     return event_weight(rules[events[i].rule], events[i], readings[i]);
   };

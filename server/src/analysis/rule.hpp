@@ -136,6 +136,15 @@ struct Rule {
   // up a communicator): without a known failure, a generic error line that process printed
   // before it did not stop it (diagnosis.cpp). Role context only.
   bool progress = false;
+  // Each line says where members of the job run: one member and its host (a `host`
+  // capture: nccl-tests' device table, a row per rank of the whole job), or how many nodes a
+  // communicator spans (a `nodes` capture). Together they tell whether the job runs on one
+  // host (diagnosis.cpp, job_on_one_host); every line is kept. Role context only.
+  bool members = false;
+  // The category of this rule's lines when the job runs on one host, where it differs: a
+  // result code whose usual cause across nodes is the network is, on one node, most often
+  // its shared memory. Empty: the category stands.
+  std::string on_one_host;
   std::vector<std::string> patterns;  // RE2, unanchored, run on the ANSI-stripped line
   std::vector<std::string> exclude;   // RE2; a line matching one of these is not a hit
   std::string indicates;

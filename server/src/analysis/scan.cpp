@@ -39,7 +39,7 @@ bool is_context_rule(const Rule& rule) {
   // beside the lines it speaks for, however far into the log: they keep their events like a
   // cause does.
   return rule.benign || (rule.role == Role::kContext && rule.decode != Decode::kExitStatus &&
-                         rule.decode != Decode::kFrame && !rule.progress);
+                         rule.decode != Decode::kFrame && !rule.progress && !rule.members);
 }
 
 void ScanState::reset(const Catalog& catalog) {

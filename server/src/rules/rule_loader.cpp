@@ -33,7 +33,7 @@ const std::set<std::string>& known_fields() {
       "$schema", "id",       "category", "title",    "role",      "weight",     "benign",
       "success", "progress", "patterns", "exclude",  "indicates", "mechanisms", "checks",
       "fix",     "verify",   "related",  "versions", "examples",  "cross_rank", "explains",
-      "decode",  "sources",  "verdict",  "agree",    "unique"};
+      "decode",  "sources",  "verdict",  "agree",    "unique",    "members",    "on_one_host"};
   return f;
 }
 
@@ -184,6 +184,10 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
   };
   context_flag("success", rule.success);
   context_flag("progress", rule.progress);
+  context_flag("members", rule.members);
+  rule.on_one_host = r.str(j, "on_one_host", "on_one_host", false);
+  if (!rule.on_one_host.empty() && !analysis::is_category(rule.on_one_host))
+    r.fail("on_one_host", "'" + rule.on_one_host + "' is not a category");
   rule.patterns = r.strings(j, "patterns", "patterns", true);
   if (rule.patterns.empty() && j.contains("patterns")) r.fail("patterns", "must not be empty");
   rule.exclude = r.strings(j, "exclude", "exclude", false);
@@ -515,6 +519,8 @@ std::string rule_to_json(const analysis::Rule& r) {
   if (!r.explains.empty()) j["explains"] = r.explains;
   if (r.success) j["success"] = true;
   if (r.progress) j["progress"] = true;
+  if (r.members) j["members"] = true;
+  if (!r.on_one_host.empty()) j["on_one_host"] = r.on_one_host;
   if (r.decode == analysis::Decode::kExitStatus) j["decode"] = "exit-status";
   if (r.decode == analysis::Decode::kNcclSource) j["decode"] = "nccl-source";
   if (r.decode == analysis::Decode::kFrame) j["decode"] = "frame";
