@@ -936,18 +936,25 @@ TEST_CASE("lsp server: a document's version is an integer, or the open is refuse
                                             {"version", std::move(version)},
                                             {"text", sample_log()}}}})});
   };
+  // (A folder of its own: the server reads a document's sibling logs as the same job.)
   // Integers, and a number written with a zero fraction, are versions; a float out of any
   // integer's range (fuzz_lsp_server: converting it was undefined behaviour), a fraction,
   // a string are invalid params, and the document is not opened.
-  open_as("file:///tmp/v-int.log", 7);
-  open_as("file:///tmp/v-float-integral.log", 2.0);
-  open_as("file:///tmp/v-huge-unsigned.log", std::numeric_limits<std::uint64_t>::max());
-  open_as("file:///tmp/v-huge-float.log", 1.1111e39);
-  open_as("file:///tmp/v-fraction.log", 1.5);
-  open_as("file:///tmp/v-string.log", "3");
+  open_as("file:///tmp/ff-lsp-version-test/v-int.log", 7);
+  open_as("file:///tmp/ff-lsp-version-test/v-float-integral.log", 2.0);
+  open_as("file:///tmp/ff-lsp-version-test/v-huge-unsigned.log",
+          std::numeric_limits<std::uint64_t>::max());
+  open_as("file:///tmp/ff-lsp-version-test/v-huge-float.log", 1.1111e39);
+  open_as("file:///tmp/ff-lsp-version-test/v-fraction.log", 1.5);
+  open_as("file:///tmp/ff-lsp-version-test/v-string.log", "3");
   REQUIRE(c.wait([](const std::vector<json>& r) {
-    return n_publications(r, "file:///tmp/v-int.log", 7) == 1 &&
-           n_publications(r, "file:///tmp/v-float-integral.log", 2) == 1;
+    // Each valid open is analysed on its own worker: wait for all three publications.
+    return n_publications(r, "file:///tmp/ff-lsp-version-test/v-int.log", 7) == 1 &&
+           n_publications(r, "file:///tmp/ff-lsp-version-test/v-float-integral.log", 2) == 1 &&
+           std::any_of(r.begin(), r.end(), [](const json& m) {
+             return m.value("method", "") == "textDocument/publishDiagnostics" &&
+                    m["params"]["uri"] == "file:///tmp/ff-lsp-version-test/v-huge-unsigned.log";
+           });
   }));
   REQUIRE(c.sync());
   auto versions_of = [&](const std::string& uri) {
@@ -959,10 +966,10 @@ TEST_CASE("lsp server: a document's version is an integer, or the open is refuse
         out.push_back(m["params"]["version"]);
     return out;
   };
-  auto huge = versions_of("file:///tmp/v-huge-unsigned.log");
+  auto huge = versions_of("file:///tmp/ff-lsp-version-test/v-huge-unsigned.log");
   REQUIRE(huge.size() == 1);
   CHECK(huge[0].get<std::int64_t>() == std::numeric_limits<std::int64_t>::max());
-  CHECK(versions_of("file:///tmp/v-huge-float.log").empty());
-  CHECK(versions_of("file:///tmp/v-fraction.log").empty());
-  CHECK(versions_of("file:///tmp/v-string.log").empty());
+  CHECK(versions_of("file:///tmp/ff-lsp-version-test/v-huge-float.log").empty());
+  CHECK(versions_of("file:///tmp/ff-lsp-version-test/v-fraction.log").empty());
+  CHECK(versions_of("file:///tmp/ff-lsp-version-test/v-string.log").empty());
 }

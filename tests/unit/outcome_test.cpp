@@ -220,19 +220,34 @@ TEST_CASE("a log that shows its job completing makes no failure of its error lin
 TEST_CASE("an error line after which its process went on working is no failure", "[outcome]") {
   Rule init = make("init-done", "none", Role::kContext, 0.05, "Init COMPLETE");
   init.progress = true;
-  auto c = catalog({init, make("err", "process-crash", Role::kFallback, 0.2, "NCCL WARN \\S")});
-  // The same process completed its communicator after the warning.
-  CHECK(run(c,
-            "node1:7:9 [0] NCCL WARN an optional feature is unavailable\n"
-            "node1:7:9 [0] NCCL INFO comm 0x1 rank 0 nranks 2 - Init COMPLETE\n")
-            .diagnoses.empty());
-  // Another process's progress, or progress before the warning, says nothing about it.
-  CHECK_FALSE(run(c,
-                  "node1:7:9 [0] NCCL WARN an optional feature is unavailable\n"
-                  "node1:8:9 [1] NCCL INFO comm 0x1 rank 1 nranks 2 - Init COMPLETE\n")
-                  .diagnoses.empty());
-  CHECK_FALSE(run(c,
-                  "node1:7:9 [0] NCCL INFO comm 0x1 rank 0 nranks 2 - Init COMPLETE\n"
-                  "node1:7:9 [0] NCCL WARN something failed later\n")
-                  .diagnoses.empty());
+  auto c = catalog({init, make("err", "process-crash", Role::kFallback, 0.2, "\\[E\\d{4} \\S")});
+  const std::string error =
+      "[rank0]:[E1203 10:11:12.123456 helper.cpp:88] an optional feature failed\n";
+  const std::string done =
+      "[rank0]:node1:7:9 [0] NCCL INFO comm 0x1 rank 0 nranks 2 - Init COMPLETE\n";
+  const std::string other =
+      "[rank1]:node1:8:9 [1] NCCL INFO comm 0x1 rank 1 nranks 2 - Init COMPLETE\n";
+  // The same process completed its communicator after the error.
+  CHECK(run(c, error + done).diagnoses.empty());
+  // Another process's progress, or progress before the error, says nothing about it.
+  CHECK_FALSE(run(c, error + other).diagnoses.empty());
+  CHECK_FALSE(run(c, done + error).diagnoses.empty());
+}
+
+TEST_CASE("warnings no rule knows are no failure alone, and lead under one", "[outcome]") {
+  auto c = catalog({make("err", "process-crash", Role::kFallback, 0.2, "NCCL WARN \\S"),
+                    make("timeout", "straggler", Role::kSymptom, 0.5, "Watchdog caught")});
+  const std::string warn = "node1:7:9 [0] NCCL WARN NET/OFI declined to initialise\n";
+  // NCCL warns of what it goes on from: alone, the warning is listed, not a cause.
+  auto alone = run(c, warn);
+  CHECK(alone.diagnoses.empty());
+  CHECK(alone.findings.size() == 1);
+  // Under a known failure it is the best lead there is.
+  auto failed_run = run_as(c, warn, failed());
+  REQUIRE_FALSE(failed_run.diagnoses.empty());
+  CHECK(failed_run.diagnoses[0].category == "process-crash");
+  // Beside a sign of failure (a watchdog timeout after it), it leads as before.
+  auto shown = run(c, warn + "[rank1]:[E1203 10:11:12.1 ProcessGroupNCCL.cpp:1] Watchdog caught\n");
+  REQUIRE_FALSE(shown.diagnoses.empty());
+  CHECK(shown.diagnoses[0].category == "process-crash");
 }

@@ -603,6 +603,14 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
   // Likewise a generic error line after which its own process went on working (finished
   // setting up a communicator): a plugin's or a probe's complaint, not what stopped the job.
   if (hyps.empty() && !outcome.known_failure()) {
+    // A warning is, by its producer's own level, not an error: NCCL warns of conditions it
+    // goes on from (a plugin that declined, a teardown with requests outstanding). When such
+    // lines, no rule knowing them, are all the log shows of a failure, they are listed.
+    auto warning = [&](std::size_t i) { return events[i].source.severity == Severity::kWarning; };
+    if (symptoms.empty() && std::all_of(fallbacks.begin(), fallbacks.end(), warning)) {
+      quiet.insert(quiet.end(), fallbacks.begin(), fallbacks.end());
+      fallbacks.clear();
+    }
     if (succeeded) {
       quiet.insert(quiet.end(), fallbacks.begin(), fallbacks.end());
       fallbacks.clear();
