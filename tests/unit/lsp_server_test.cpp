@@ -949,8 +949,9 @@ TEST_CASE("lsp server: a document's version is an integer, or the open is refuse
   open_as("file:///tmp/ff-lsp-version-test/v-string.log", "3");
   REQUIRE(c.wait([](const std::vector<json>& r) {
     // Each valid open is analysed on its own worker: wait for all three publications.
-    return n_publications(r, "file:///tmp/ff-lsp-version-test/v-int.log", 7) == 1 &&
-           n_publications(r, "file:///tmp/ff-lsp-version-test/v-float-integral.log", 2) == 1 &&
+    // (Documents of one folder are one job: a later open may publish the earlier ones again.)
+    return n_publications(r, "file:///tmp/ff-lsp-version-test/v-int.log", 7) >= 1 &&
+           n_publications(r, "file:///tmp/ff-lsp-version-test/v-float-integral.log", 2) >= 1 &&
            std::any_of(r.begin(), r.end(), [](const json& m) {
              return m.value("method", "") == "textDocument/publishDiagnostics" &&
                     m["params"]["uri"] == "file:///tmp/ff-lsp-version-test/v-huge-unsigned.log";
@@ -967,8 +968,9 @@ TEST_CASE("lsp server: a document's version is an integer, or the open is refuse
     return out;
   };
   auto huge = versions_of("file:///tmp/ff-lsp-version-test/v-huge-unsigned.log");
-  REQUIRE(huge.size() == 1);
-  CHECK(huge[0].get<std::int64_t>() == std::numeric_limits<std::int64_t>::max());
+  REQUIRE_FALSE(huge.empty());
+  for (const auto& v : huge)
+    CHECK(v.get<std::int64_t>() == std::numeric_limits<std::int64_t>::max());
   CHECK(versions_of("file:///tmp/ff-lsp-version-test/v-huge-float.log").empty());
   CHECK(versions_of("file:///tmp/ff-lsp-version-test/v-fraction.log").empty());
   CHECK(versions_of("file:///tmp/ff-lsp-version-test/v-string.log").empty());

@@ -235,13 +235,17 @@ TEST_CASE("an error line after which its process went on working is no failure",
 }
 
 TEST_CASE("warnings no rule knows are no failure alone, and lead under one", "[outcome]") {
-  auto c = catalog({make("err", "process-crash", Role::kFallback, 0.2, "NCCL WARN \\S"),
-                    make("timeout", "straggler", Role::kSymptom, 0.5, "Watchdog caught")});
+  auto c =
+      catalog({make("err", "process-crash", Role::kFallback, 0.2, "NCCL WARN \\S"),
+               make("timeout", "straggler", Role::kSymptom, 0.5, "Watchdog caught"),
+               make("trace", "process-crash", Role::kSymptom, 0.1, "NCCL INFO \\S+ -> \\d+$")});
   const std::string warn = "node1:7:9 [0] NCCL WARN NET/OFI declined to initialise\n";
   // NCCL warns of what it goes on from: alone, the warning is listed, not a cause.
   auto alone = run(c, warn);
   CHECK(alone.diagnoses.empty());
   CHECK(alone.findings.size() == 1);
+  // Nor beside INFO-level lines only (NCCL's return-code trace during a teardown).
+  CHECK(run(c, warn + "node1:7:9 [0] NCCL INFO proxy.cc:996 -> 3\n").diagnoses.empty());
   // Under a known failure it is the best lead there is.
   auto failed_run = run_as(c, warn, failed());
   REQUIRE_FALSE(failed_run.diagnoses.empty());

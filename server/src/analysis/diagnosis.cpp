@@ -580,9 +580,9 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
   // found nothing, a return-code trace), the hypotheses they made are listed as observations.
   // Under a known failure such lines may be all the evidence there is.
   auto info = [&](std::size_t i) { return events[i].source.severity == Severity::kInfo; };
-  const bool only_info = !outcome.known_failure() &&
-                         std::all_of(symptoms.begin(), symptoms.end(), info) &&
-                         std::all_of(fallbacks.begin(), fallbacks.end(), info);
+  bool only_info = !outcome.known_failure() &&
+                   std::all_of(symptoms.begin(), symptoms.end(), info) &&
+                   std::all_of(fallbacks.begin(), fallbacks.end(), info);
   std::vector<std::size_t> quiet;
   auto drop_quiet = [&] {
     if (!only_info) return;
@@ -605,11 +605,14 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
   if (hyps.empty() && !outcome.known_failure()) {
     // A warning is, by its producer's own level, not an error: NCCL warns of conditions it
     // goes on from (a plugin that declined, a teardown with requests outstanding). When such
-    // lines, no rule knowing them, are all the log shows of a failure, they are listed.
+    // lines, no rule knowing them, and INFO-level lines are all the log shows of a failure,
+    // they are listed like the INFO lines are.
     auto warning = [&](std::size_t i) { return events[i].source.severity == Severity::kWarning; };
-    if (symptoms.empty() && std::all_of(fallbacks.begin(), fallbacks.end(), warning)) {
+    if (!fallbacks.empty() && std::all_of(symptoms.begin(), symptoms.end(), info) &&
+        std::all_of(fallbacks.begin(), fallbacks.end(), warning)) {
       quiet.insert(quiet.end(), fallbacks.begin(), fallbacks.end());
       fallbacks.clear();
+      only_info = true;
     }
     if (succeeded) {
       quiet.insert(quiet.end(), fallbacks.begin(), fallbacks.end());
