@@ -88,9 +88,9 @@ assert d['diagnoses'][0]['category']=='gpu-oom'
 "
 check "the hook's status is reported" grep -q "on-fault command exited with status 0" "$tmp/err"
 
-# --- --hold: a weak cause first, a stronger one within the hold: the hook acts on the stronger
+# --- --hold: a weak cause first (an error line no rule knows), a stronger one within the hold: the hook acts on the stronger
 mkdir -p "$tmp/hold"
-printf 'host1:100:200 [0] NCCL WARN something odd happened here\n' >"$tmp/hold/a.log"
+printf 'E1203 10:11:12.123456 100 trainer.cc:88] something odd happened here\n' >"$tmp/hold/a.log"
 "$ff" watch --idle 4 --poll-ms 20 --min-confidence 0.1 --hold 2 \
   --on-fault "echo \"\$FIRSTFAULT_CATEGORY\" >> '$tmp/hold.calls'" "$tmp/hold" >"$tmp/out" 2>&1 &
 pid=$!
@@ -100,7 +100,7 @@ wait "$pid"
 check "--hold: exit 3" test $? -eq 3
 check "--hold: the hook ran once, on the stronger cause" test "$(cat "$tmp/hold.calls")" = "gpu-oom"
 check "--hold: the weak cause was printed, then the change" test "$(grep -c '=== firstfault watch' "$tmp/out")" -eq 2
-printf 'host1:100:200 [0] NCCL WARN something odd happened here\n' >"$tmp/weak.log"
+printf 'E1203 10:11:12.123456 100 trainer.cc:88] something odd happened here\n' >"$tmp/weak.log"
 "$ff" watch --idle 1 --poll-ms 20 --on-fault "touch '$tmp/weak.ran'" "$tmp/weak.log" >"$tmp/out" 2>&1
 rc=$?
 check "a cause below --min-confidence: exit 0" test "$rc" -eq 0
