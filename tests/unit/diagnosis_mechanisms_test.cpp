@@ -380,7 +380,9 @@ TEST_CASE("a job on one host reads a network-or-shm result code as shared memory
   comm.members = true;
   Rule sys = make("sys", "socket", Role::kCause, 0.3, "'unhandled system error'");
   sys.on_one_host = "shm";
-  auto c = catalog({table, comm, sys});
+  Rule noib = make("noib", "ib", Role::kFinding, 0.45, "NET/IB : No device found");
+  noib.on_one_host = "none";
+  auto c = catalog({table, comm, sys, noib});
   const std::string error = "box: Test NCCL failure common.cu:777 'unhandled system error'\n";
   auto rows = [](std::initializer_list<const char*> hosts) {
     std::string s;
@@ -405,4 +407,14 @@ TEST_CASE("a job on one host reads a network-or-shm result code as shared memory
                 error)
             .diagnoses[0]
             .category == "socket");
+  // An observation about traffic between hosts explains nothing on one host.
+  const std::string noib_line = "box:1:1 [0] NCCL INFO NET/IB : No device found.\n";
+  auto failed_run = [&](const std::string& text) {
+    LogInput in{"test.log", text};
+    return analyze(c, std::span(&in, 1), JobOutcome{JobEnd::kFailed, std::nullopt});
+  };
+  CHECK(failed_run(rows({"box"}) + noib_line).diagnoses.empty());
+  auto two = failed_run(rows({"box", "other"}) + noib_line);
+  REQUIRE_FALSE(two.diagnoses.empty());
+  CHECK(two.diagnoses[0].category == "ib");
 }

@@ -350,7 +350,12 @@ std::vector<Reading> read_events(const Catalog& catalog, const std::vector<Event
   for (const auto& e : events) {
     const Rule& r = rules[e.rule];
     Reading reading{r.category, r.benign ? Role::kContext : r.role, false, {}};
-    if (one_host && !r.on_one_host.empty()) reading.category = r.on_one_host;
+    if (one_host && !r.on_one_host.empty()) {
+      reading.category = r.on_one_host;
+      // "none": what the line observes concerns traffic between hosts (no IB device, a
+      // virtual interface for sockets); on one host it explains nothing.
+      if (r.on_one_host == "none") reading.role = Role::kContext;
+    }
     if (r.decode == Decode::kExitStatus && !r.benign) {
       auto status =
           decode_exit_status(e.capture("signal"), e.capture("returncode"), e.capture("exitcode"));

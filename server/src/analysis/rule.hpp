@@ -143,7 +143,8 @@ struct Rule {
   bool members = false;
   // The category of this rule's lines when the job runs on one host, where it differs: a
   // result code whose usual cause across nodes is the network is, on one node, most often
-  // its shared memory. Empty: the category stands.
+  // its shared memory. "none": the line concerns traffic between hosts and, on one host,
+  // is only context. Empty: the category stands.
   std::string on_one_host;
   std::vector<std::string> patterns;  // RE2, unanchored, run on the ANSI-stripped line
   std::vector<std::string> exclude;   // RE2; a line matching one of these is not a hit
