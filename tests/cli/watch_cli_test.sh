@@ -10,6 +10,13 @@ tests=$2
 # shellcheck source=../lib/harness.sh
 source "$(dirname "$0")/../lib/harness.sh"
 writer=$tests/../bench/live_writer.py
+wait_open() {  # wait_open PID FILE: until the process holds FILE open (at most 20 s; a slow,
+  # sanitized start must not let the file change before the watch has read it once)
+  for _ in $(seq 200); do
+    ls -l "/proc/$1/fd" 2>/dev/null | grep -qF -- "$2" && return 0
+    sleep 0.1
+  done
+}
 noise() {  # noise RANK N: N NCCL INFO lines of rank RANK's process
   for i in $(seq 1 "$2"); do
     echo "gpu-node-00$(($1 / 8)):$((1000 + $1)):$((2000 + $1)) [$(($1 % 8))] NCCL INFO Channel 0$((i % 8))/0 : $1[$(($1 % 8))] -> $((($1 + 1) % 4))[0] via P2P/IPC/read"
@@ -120,7 +127,8 @@ mkdir -p "$tmp/rot"
 noise 0 20 >"$tmp/rot/a.log"
 "$ff" watch --format jsonl --idle 2 --poll-ms 20 "$tmp/rot/a.log" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-sleep 0.5
+wait_open "$pid" "$tmp/rot/a.log"
+sleep 0.3
 mv "$tmp/rot/a.log" "$tmp/rot/a.log.1"
 { noise 3 5; oom 3; } >"$tmp/rot/a.log"
 wait "$pid"
@@ -134,7 +142,8 @@ assert d['diagnoses'][0]['initiating']['rank']==3 and d['diagnoses'][0]['initiat
 noise 0 40 >"$tmp/rot/b.log"
 "$ff" watch --format jsonl --idle 2 --poll-ms 20 "$tmp/rot/b.log" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-sleep 0.5
+wait_open "$pid" "$tmp/rot/b.log"
+sleep 0.3
 { oom 1; } >"$tmp/rot/b.log"  # truncated and rewritten shorter
 wait "$pid"
 check "truncation: the fault after it is found, exit 3" test $? -eq 3
