@@ -95,7 +95,8 @@ assert d['diagnoses'][0]['category']=='gpu-oom'
 "
 check "the hook's status is reported" grep -q "on-fault command exited with status 0" "$tmp/err"
 
-# --- --hold: a weak cause first (an error line no rule knows), a stronger one within the hold: the hook acts on the stronger
+# --- --hold: a weak cause first (an error line no rule knows), a stronger one within the
+# hold: the hook acts on the stronger
 mkdir -p "$tmp/hold"
 printf 'E1203 10:11:12.123456 100 trainer.cc:88] something odd happened here\n' >"$tmp/hold/a.log"
 "$ff" watch --idle 4 --poll-ms 20 --min-confidence 0.1 --hold 2 \

@@ -158,28 +158,23 @@ std::optional<Disagreement> find_duplicate_claim(const std::vector<Event>& event
   for (auto& [key, claims] : groups) {
     std::sort(claims.begin(), claims.end(),
               [&](std::size_t a, std::size_t b) { return happened_before(events[a], events[b]); });
-    std::size_t members = 0;
-    for (char c : key.second) {
-      if (c < '0' || c > '9' || members > 1'000'000) {
-        members = 0;
-        break;
-      }
-      members = members * 10 + static_cast<std::size_t>(c - '0');
-    }
-    std::map<std::string, std::size_t> first_claim;  // value -> its first claim
-    for (std::size_t i : claims) first_claim.emplace(events[i].capture(spec.value), i);
-    if (members == 0 || first_claim.size() >= members || claims.size() < members) continue;
+    auto stated = numeric(key.second);
+    if (!stated || *stated < 1 || *stated > 1e9) continue;
+    const auto members = static_cast<std::size_t>(*stated);
+    std::set<std::string_view> values;
+    for (std::size_t i : claims) values.insert(events[i].capture(spec.value));
+    if (values.size() >= members || claims.size() < members) continue;
     // The earliest repeated claim that comes before some value's first claim: one round.
     std::map<std::string, std::size_t> seen;
     for (std::size_t k = 0; k < claims.size(); ++k) {
       std::string v(events[claims[k]].capture(spec.value));
       auto [it, fresh] = seen.emplace(v, claims[k]);
-      if (fresh || seen.size() == first_claim.size()) continue;
+      if (fresh || seen.size() == values.size()) continue;
       Disagreement d{claims[k], claims, ""};
       d.reason = spec.value + " " + v + " is claimed twice (lines " +
                  std::to_string(events[it->second].line + 1) + " and " +
                  std::to_string(events[claims[k]].line + 1) + ") while only " +
-                 std::to_string(first_claim.size()) + " of " + std::to_string(members) +
+                 std::to_string(values.size()) + " of " + std::to_string(members) +
                  " values were claimed: two launches computed the same " + spec.value + "s";
       return d;
     }
@@ -689,7 +684,7 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
       double before = h.score;
       double score = weight(i) * kFindingUnderFailure;
       add(readings[i].category, i, score, false);
-      // Of equally strong observations the earliest leads (the first channel of a transport).
+      // Of equally strong observations the earliest leads.
       if (fresh || score > before + kTie) {
         h.lead = i;
         h.lead_reason = describe_outcome(outcome) +
