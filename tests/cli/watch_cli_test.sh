@@ -130,8 +130,12 @@ noise 0 20 >"$tmp/rot/a.log"
 pid=$!
 wait_open "$pid" "$tmp/rot/a.log"
 sleep 0.3
-mv "$tmp/rot/a.log" "$tmp/rot/a.log.1"
-{ noise 3 5; oom 3; } >"$tmp/rot/a.log"
+# The rotation is atomic (the old file keeps a second name, the new one is renamed over the
+# first), so no poll can fall between a move and a create: that window reads as a deletion
+# and a return, a different notice (tested below) that a loaded machine hit now and then.
+{ noise 3 5; oom 3; } >"$tmp/rot/a.log.new"
+ln "$tmp/rot/a.log" "$tmp/rot/a.log.1"
+mv "$tmp/rot/a.log.new" "$tmp/rot/a.log"
 wait "$pid"
 check "rotation: the new file's fault is found, exit 3" test $? -eq 3
 check "rotation: reported" grep -q "a.log: was replaced (rotated)" "$tmp/err"
@@ -139,6 +143,23 @@ check "rotation: the line is the new file's" python3 -c "
 import json
 d=[json.loads(l) for l in open('$tmp/out')][-1]
 assert d['diagnoses'][0]['initiating']['rank']==3 and d['diagnoses'][0]['initiating']['line']==8, d['diagnoses'][0]['initiating']
+"
+noise 0 20 >"$tmp/rot/c.log"
+"$ff" watch --format jsonl --idle 2 --poll-ms 20 "$tmp/rot/c.log" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+wait_open "$pid" "$tmp/rot/c.log"
+rm "$tmp/rot/c.log"
+wait_for "$tmp/err" "c.log: was deleted"
+# Longer than the old file, and likely under the old inode number (freed, then reused): it
+# must be read from its start, not from where the old file ended.
+{ noise 2 30; oom 2; } >"$tmp/rot/c.log"
+wait "$pid"
+check "deleted and back: the new file's fault is found, exit 3" test $? -eq 3
+check "deleted and back: reported" grep -q "c.log: is back; reading it from its start" "$tmp/err"
+check "deleted and back: read from its start" python3 -c "
+import json
+d=[json.loads(l) for l in open('$tmp/out')][-1]
+assert d['diagnoses'][0]['initiating']['line']==33, d['diagnoses'][0]['initiating']
 "
 noise 0 40 >"$tmp/rot/b.log"
 "$ff" watch --format jsonl --idle 2 --poll-ms 20 "$tmp/rot/b.log" >"$tmp/out" 2>"$tmp/err" &

@@ -202,14 +202,16 @@ void LogFollower::poll_file(std::size_t i, std::vector<FollowChange>& changes,
   if (in.fd >= 0 && (!there || replaced)) close_input(in);
   if (!there) {
     const int err = stat_errno;
-    if (err == ENOENT || err == ENOTDIR)
+    if (err == ENOENT || err == ENOTDIR) {
+      if (in.dev) in.gone = true;
       say(in,
           in.dev ? "was deleted; watching for it to come back"
                  : "does not exist (yet); "
                    "watching for it",
           notices);
-    else
+    } else {
       say(in, std::string("cannot be read: ") + std::strerror(err) + "; trying again", notices);
+    }
     return;
   }
   bool restart = false;
@@ -227,7 +229,7 @@ void LogFollower::poll_file(std::size_t i, std::vector<FollowChange>& changes,
     }
     // The file read before (opened again after a read error) goes on where it was; another
     // file under this name is a new one: its lines start again.
-    const bool same = in.dev != 0 && fst.st_dev == in.dev && fst.st_ino == in.ino;
+    const bool same = !in.gone && in.dev != 0 && fst.st_dev == in.dev && fst.st_ino == in.ino;
     restart = in.dev != 0 && !same;
     if (restart)
       say(in,
@@ -237,6 +239,7 @@ void LogFollower::poll_file(std::size_t i, std::vector<FollowChange>& changes,
     else if (!in.said.empty())
       say(in, same ? "is readable again; going on" : "appeared; following it", notices);
     in.said.clear();
+    in.gone = false;
     in.fd = fd;
     in.dev = fst.st_dev;
     in.ino = fst.st_ino;

@@ -93,6 +93,9 @@ class LogFollower {
     int fd = -1;
     dev_t dev = 0;
     ino_t ino = 0;
+    // The name was seen absent after a file was read under it: whatever appears next is a new
+    // file, even with the same inode number (tmpfs and ext4 reuse a freed one at once).
+    bool gone = false;
     off_t offset = 0;
     off_t size = 0;        // the size the last stat() gave
     off_t size_seen = -1;  // whole inputs: size and modification time last read
