@@ -170,3 +170,62 @@ TEST_CASE("the live job's diagnosis is the one of the finished logs", "[stream]"
   }
   CHECK(with_cause >= 15);
 }
+
+TEST_CASE("a live job past a rule's event bound keeps the events analyze keeps", "[stream]") {
+  // Logs of NCCL progress lines: the first past the bound on its own, the second and third
+  // written after it, interleaved, an OOM in the third. The later logs' scans stop building
+  // what the job can no longer keep, and the job's events and diagnosis stay those of the
+  // finished logs as one job.
+  auto progress = [](int rank, std::size_t n) {
+    std::string s;
+    for (std::size_t i = 0; i < n; ++i)
+      s += "node0" + std::to_string(rank) + ":1234:1290 [" + std::to_string(rank) +
+           "] NCCL INFO comm 0x55d0c8a0 rank " + std::to_string(rank) +
+           " nranks 8 cudaDev 3 busId 1b000 - Init COMPLETE\n";
+    return s;
+  };
+  const std::size_t bound = analysis::kMaxEventsPerRule;
+  const std::string logs[3] = {progress(0, bound + 100) + progress(0, 300), progress(1, bound + 50),
+                               progress(2, 2000) +
+                                   "[rank2]: torch.OutOfMemoryError: CUDA out of memory. Tried to "
+                                   "allocate 2.00 GiB.\n"};
+  analysis::ScanState whole;
+  whole.reset(test::builtin_catalog());
+  std::vector<analysis::FileSummary> files;
+  cli::LiveJob job(test::builtin_catalog());
+  for (std::size_t f = 0; f < 3; ++f) {
+    analysis::append_scan(whole, whole_scan(logs[f]), 0, f);
+    files.push_back({"rank" + std::to_string(f) + ".log", 0, logs[f].size()});
+    job.add_input(files.back().name);
+  }
+  const analysis::Analysis want =
+      analysis::diagnose(test::builtin_catalog(), files, std::move(whole));
+  // The first log's first part (past the bound), then everything interleaved in pieces of
+  // about 50 lines.
+  std::size_t at[3] = {progress(0, bound + 100).size(), 0, 0};
+  job.append(0, std::string_view(logs[0]).substr(0, at[0]));
+  for (bool more = true; more;) {
+    more = false;
+    for (std::size_t f = 0; f < 3; ++f) {
+      std::size_t k = std::min<std::size_t>(5000, logs[f].size() - at[f]);
+      if (!k) continue;
+      job.append(f, std::string_view(logs[f]).substr(at[f], k));
+      at[f] += k;
+      more = true;
+    }
+  }
+  for (std::size_t f = 0; f < 3; ++f) job.finish(f);
+  const analysis::Analysis got = job.diagnose();
+  REQUIRE(got.events.size() == want.events.size());
+  for (std::size_t i = 0; i < got.events.size(); ++i) {
+    INFO("event " << i);
+    CHECK(got.events[i].rule == want.events[i].rule);
+    CHECK(got.events[i].file == want.events[i].file);
+    CHECK(got.events[i].line == want.events[i].line);
+  }
+  REQUIRE(!got.diagnoses.empty());
+  CHECK(got.diagnoses.front().category == "gpu-oom");
+  CHECK(got.events[got.diagnoses.front().initiating].file == 2);
+  // Built in all: the first log's bound and the OOM; the others' progress lines only counted.
+  CHECK(job.events_held() < bound + 10);
+}

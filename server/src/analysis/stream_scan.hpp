@@ -24,6 +24,11 @@ class StreamScan {
   // A "line" that grows past this without a line end is scanned as it is (a binary file,
   // a progress bar drawn with carriage returns only), so memory stays bounded.
   static constexpr std::size_t kMaxPendingBytes = std::size_t{1} << 20;
+  // A piece fed is scanned in steps of at most this many bytes (cut at a line end), so the
+  // window holds at most the context, the trim slack and one step: kWindowBytes, reserved
+  // once.
+  static constexpr std::size_t kFeedStepBytes = std::size_t{256} << 10;
+  static constexpr std::size_t kWindowBytes = kContextBytes + kTrimBytes + kFeedStepBytes;
 
   // `file`: the input's index in the job, given to its events.
   StreamScan(const Catalog& catalog, std::size_t file);
@@ -37,6 +42,11 @@ class StreamScan {
   // found so far stay (they happened).
   void restart();
 
+  // From now on, lines of `rule` are counted and not built into events: the job this input
+  // is part of already holds all the events of that rule it keeps (kMaxEventsPerRule, from
+  // the inputs before this one), as analyze's later pieces only count them.
+  void only_count(std::size_t rule);
+
   const ScanState& state() const { return state_; }
   // Lines and bytes of the input since it last started (what its report names).
   std::size_t lines() const { return lines_; }
@@ -45,6 +55,7 @@ class StreamScan {
   std::size_t pending() const { return window_.size() - scanned_; }
 
  private:
+  std::size_t feed_step(std::string_view bytes);
   std::size_t scan_until(std::size_t end);
 
   const Catalog& catalog_;

@@ -12,9 +12,47 @@ bool LiveJob::append(std::size_t i, std::string_view bytes, bool restart) {
   Input& in = inputs_[i];
   if (!in.log) in.log.emplace(catalog_, i);
   if (restart) in.log->restart();
+  note_full(i);
   const std::size_t before = in.log->state().events.size();
   in.log->feed(bytes);
+  note_hits(i);
   return count_new(in.log->state(), before);
+}
+
+void LiveJob::note_full(std::size_t i) {
+  // merge() keeps each rule's first kMaxEventsPerRule hits in input order, and a log's hits
+  // only grow (a restart keeps what was found): once the logs up to input k hold that many,
+  // no later input's can be kept again. Without this, each of 64 followed files built up to
+  // kMaxEventsPerRule events of NCCL's progress lines that the job then dropped.
+  // Summaries are left out: one can be replaced by a shorter one.
+  const std::size_t rules = catalog_.rules().size();
+  full_from_.resize(rules, kNever);
+  for (std::size_t r = 0; r < rules; ++r)
+    if (full_from_[r] < i) inputs_[i].log->only_count(r);
+}
+
+void LiveJob::note_hits(std::size_t i) {
+  const analysis::ScanState& own = inputs_[i].log->state();
+  full_from_.resize(catalog_.rules().size(), kNever);
+  for (std::size_t r = 0; r < own.rule_hits.size() && r < full_from_.size(); ++r) {
+    if (own.rule_hits[r] == 0 || full_from_[r] <= i) continue;
+    std::size_t upto = 0;
+    for (std::size_t j = 0; j <= i; ++j) {
+      if (inputs_[j].log && r < inputs_[j].log->state().rule_hits.size())
+        upto += inputs_[j].log->state().rule_hits[r];
+      if (upto >= analysis::kMaxEventsPerRule) {
+        full_from_[r] = j;
+        break;
+      }
+    }
+  }
+}
+
+std::size_t LiveJob::events_held() const {
+  std::size_t n = 0;
+  for (const auto& in : inputs_)
+    if (in.log) n += in.log->state().events.size();
+  return n;
 }
 
 bool LiveJob::finish(std::size_t i) {

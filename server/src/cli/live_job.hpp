@@ -42,6 +42,9 @@ class LiveJob {
   // Changes whenever any event is added, context and progress lines included.
   std::size_t context_version() const { return context_version_; }
 
+  // Events the logs' scans hold (bounded: see note_full).
+  std::size_t events_held() const;
+
   // The diagnosis of everything read so far, as one job.
   analysis::Analysis diagnose(const analysis::JobOutcome& outcome = {}) const;
   // This node's logs as a summary (report/summary.hpp), for a head node's watch or analyze.
@@ -60,6 +63,15 @@ class LiveJob {
   const analysis::Catalog& catalog_;
   std::deque<Input> inputs_;  // StreamScan is neither movable nor copyable
   std::size_t version_ = 0, context_version_ = 0;
+  // Input `i`'s scan stops building events of the rules whose events merge() can no longer
+  // keep from it: the log inputs before it hold kMaxEventsPerRule hits of them already.
+  void note_full(std::size_t i);
+  // After input `i` read more: the rules whose bound the logs up to `i` now reach.
+  void note_hits(std::size_t i);
+  // [rule]: the first input at which the logs up to it hold kMaxEventsPerRule hits of the
+  // rule (only ever lowered: hits only grow), or kNever.
+  static constexpr std::size_t kNever = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> full_from_;
   // Counts the events added to `state` from index `from` into the versions.
   bool count_new(const analysis::ScanState& state, std::size_t from);
 };

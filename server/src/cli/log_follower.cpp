@@ -143,21 +143,21 @@ bool LogFollower::read_more(Input& in, ReadBuffer& out, std::string& why) {
   return true;
 }
 
-void LogFollower::poll(std::vector<FollowChange>& changes, std::vector<FollowNotice>& notices) {
+void LogFollower::poll(const ChangeSink& sink, std::vector<FollowNotice>& notices) {
   if (!dirs_.empty() && polls_++ % kPollsPerListing == 0) poll_directories(notices);
   for (std::size_t i = 0; i < inputs_.size(); ++i) {
     if (inputs_[i].ended) continue;
     if (inputs_[i].is_stdin)
-      poll_stdin(i, changes, notices);
+      poll_stdin(i, sink, notices);
     else
-      poll_file(i, changes, notices);
+      poll_file(i, sink, notices);
   }
 }
 
-void LogFollower::poll_stdin(std::size_t i, std::vector<FollowChange>& changes,
+void LogFollower::poll_stdin(std::size_t i, const ChangeSink& sink,
                              std::vector<FollowNotice>& notices) {
   Input& in = inputs_[i];
-  ReadBuffer& got = in.buffer;
+  ReadBuffer& got = buffer_;
   got.reuse();
   for (;;) {
     struct pollfd p {
@@ -173,11 +173,11 @@ void LogFollower::poll_stdin(std::size_t i, std::vector<FollowChange>& changes,
     }
     if (in.ended) break;
   }
-  if (got.size()) changes.push_back({i, FollowChange::Kind::kAppended, got.view()});
-  if (in.ended) changes.push_back({i, FollowChange::Kind::kEnded, {}});
+  if (got.size()) sink(FollowChange{i, FollowChange::Kind::kAppended, got.view()});
+  if (in.ended) sink(FollowChange{i, FollowChange::Kind::kEnded, {}});
 }
 
-void LogFollower::poll_file(std::size_t i, std::vector<FollowChange>& changes,
+void LogFollower::poll_file(std::size_t i, const ChangeSink& sink,
                             std::vector<FollowNotice>& notices) {
   Input& in = inputs_[i];
   struct stat st {};
@@ -193,11 +193,11 @@ void LogFollower::poll_file(std::size_t i, std::vector<FollowChange>& changes,
   // does, then the name is followed.
   const bool replaced = in.fd >= 0 && there && (st.st_dev != in.dev || st.st_ino != in.ino);
   if (in.fd >= 0 && (!there || replaced) && !in.whole) {
-    ReadBuffer& last = in.drained;
+    ReadBuffer& last = buffer_;
     last.reuse();
     std::string why;
     read_more(in, last, why);
-    if (last.size()) changes.push_back({i, FollowChange::Kind::kAppended, last.view()});
+    if (last.size()) sink(FollowChange{i, FollowChange::Kind::kAppended, last.view()});
   }
   if (in.fd >= 0 && (!there || replaced)) close_input(in);
   if (!there) {
@@ -252,12 +252,12 @@ void LogFollower::poll_file(std::size_t i, std::vector<FollowChange>& changes,
     in.size_seen = st.st_size;
     in.mtime_seen = mtime_ns(st);
     in.offset = 0;
-    ReadBuffer& whole = in.buffer;
+    ReadBuffer& whole = buffer_;
     whole.reuse();
     std::string why;
     while (read_more(in, whole, why) && in.offset < st.st_size && whole.size() < kMaxReadPerPoll) {
     }
-    changes.push_back({i, FollowChange::Kind::kWhole, whole.view()});
+    sink(FollowChange{i, FollowChange::Kind::kWhole, whole.view()});
     return;
   }
   if (st.st_size < in.offset) {
@@ -265,7 +265,7 @@ void LogFollower::poll_file(std::size_t i, std::vector<FollowChange>& changes,
     in.offset = 0;
     restart = true;
   }
-  ReadBuffer& got = in.buffer;
+  ReadBuffer& got = buffer_;
   got.reuse();
   if (st.st_size > in.offset || restart) {
     std::string why;
@@ -275,8 +275,8 @@ void LogFollower::poll_file(std::size_t i, std::vector<FollowChange>& changes,
     }
   }
   if (got.size() || restart)
-    changes.push_back(
-        {i, restart ? FollowChange::Kind::kRestarted : FollowChange::Kind::kAppended, got.view()});
+    sink(FollowChange{i, restart ? FollowChange::Kind::kRestarted : FollowChange::Kind::kAppended,
+                      got.view()});
 }
 
 void LogFollower::poll_directories(std::vector<FollowNotice>& notices) {

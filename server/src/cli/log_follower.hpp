@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -26,8 +27,9 @@ struct FollowChange {
   };
   std::size_t input = 0;
   Kind kind = Kind::kAppended;
-  // Valid until the next poll: the follower reads into buffers it keeps (a fresh buffer per
-  // read cost more in page faults than the scan of what it held).
+  // Valid only during the call that hands the change over: every input is read into one
+  // buffer the follower keeps (a fresh buffer per read, or one per input, cost more in page
+  // faults than the scan of what it held).
   std::string_view bytes;
 };
 
@@ -54,8 +56,12 @@ class LogFollower {
   // a file that may appear.
   bool add(const std::string& arg, std::string& error);
 
-  // Reads what changed since the last poll. Never blocks (standard input included).
-  void poll(std::vector<FollowChange>& changes, std::vector<FollowNotice>& notices);
+  // Takes each change as it is read; new inputs (files appearing in a followed directory)
+  // are known (inputs(), name()) before their first change is handed over.
+  using ChangeSink = std::function<void(const FollowChange&)>;
+  // Reads what changed since the last poll, handing each change to `sink` at once. Never
+  // blocks (standard input included).
+  void poll(const ChangeSink& sink, std::vector<FollowNotice>& notices);
 
   // From now on input `i` is read whole whenever it changes (a summary, which its writer
   // replaces instead of appending to).
@@ -102,17 +108,14 @@ class LogFollower {
     long long mtime_seen = -1;
     bool ended = false;
     std::string said;  // the last notice given, so it is not repeated
-    ReadBuffer buffer, drained;  // what this poll read (drained: of a replaced file)
   };
   struct Directory {
     std::string path;
     std::string said;
   };
 
-  void poll_file(std::size_t i, std::vector<FollowChange>& changes,
-                 std::vector<FollowNotice>& notices);
-  void poll_stdin(std::size_t i, std::vector<FollowChange>& changes,
-                  std::vector<FollowNotice>& notices);
+  void poll_file(std::size_t i, const ChangeSink& sink, std::vector<FollowNotice>& notices);
+  void poll_stdin(std::size_t i, const ChangeSink& sink, std::vector<FollowNotice>& notices);
   void poll_directories(std::vector<FollowNotice>& notices);
   // Reads from the input's descriptor at its offset, at most kMaxReadPerPoll; false on a read
   // error (`why`).
@@ -122,6 +125,7 @@ class LogFollower {
 
   std::vector<Input> inputs_;
   std::vector<Directory> dirs_;
+  ReadBuffer buffer_;  // every read, handed over before the next one
   unsigned polls_ = 0;
 };
 

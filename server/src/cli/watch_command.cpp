@@ -166,21 +166,18 @@ class Watch {
   // One poll: reads, scans, diagnoses when the evidence changed, acts. True when the
   // follower may have more to read at once.
   bool step() {
-    std::vector<FollowChange>& changes = changes_;
-    changes.clear();
     std::vector<FollowNotice> notices;
-    follower_.poll(changes, notices);
-    for (const auto& n : notices) notice(n.path + ": " + n.message);
-    while (job_.inputs() < follower_.inputs()) {
-      job_.add_input(follower_.name(job_.inputs()));
-      kinds_.push_back(Kind::kUnknown);
-    }
     bool busy = false;
-    for (auto& ch : changes) {
-      busy = busy || ch.bytes.size() >= LogFollower::kMaxReadPerPoll;
-      if (!ch.bytes.empty()) last_growth_ = Clock::now();
-      take(ch);
-    }
+    follower_.poll(
+        [&](const FollowChange& ch) {
+          add_new_inputs();
+          busy = busy || ch.bytes.size() >= LogFollower::kMaxReadPerPoll;
+          if (!ch.bytes.empty()) last_growth_ = Clock::now();
+          take(ch);
+        },
+        notices);
+    add_new_inputs();
+    for (const auto& n : notices) notice(n.path + ": " + n.message);
     // Context lines never change the cause (they are listed with it), and progress lines only
     // withdraw one: with no cause printed they change nothing; with one, they are weighed
     // at most a second late.
@@ -196,6 +193,13 @@ class Watch {
       if (job_.context_version() != summary_version_) write_summary();
     }
     return busy;
+  }
+
+  void add_new_inputs() {
+    while (job_.inputs() < follower_.inputs()) {
+      job_.add_input(follower_.name(job_.inputs()));
+      kinds_.push_back(Kind::kUnknown);
+    }
   }
 
   void take(const FollowChange& ch) {
@@ -320,7 +324,6 @@ class Watch {
   const WatchOptions& o_;
   LiveJob job_;
   std::vector<Kind> kinds_;
-  std::vector<FollowChange> changes_;
   std::map<std::size_t, std::string> said_;
   std::optional<FaultHook> hook_;
   bool color_ = false;
