@@ -74,8 +74,12 @@ TEST_CASE("what an ending implies", "[exit-status]") {
   // SIGKILL is the OOM killer only with its own evidence; otherwise a kill from outside.
   CHECK(read_exit_status({9, std::nullopt}, true, false).role == Role::kCause);
   CHECK(read_exit_status({9, std::nullopt}, false, false).role == Role::kSymptom);
+  // SIGBUS is shared memory's unless a hardware error stands beside it.
   CHECK(read_exit_status({7, std::nullopt}, false, true).category == "shm");
-  CHECK(read_exit_status({7, std::nullopt}, false, false).category == "process-crash");
+  CHECK(read_exit_status({7, std::nullopt}, false, false).category == "shm");
+  CHECK_THAT(read_exit_status({7, std::nullopt}, false, false).meaning,
+             Catch::Contains("/dev/shm"));
+  CHECK(read_exit_status({7, std::nullopt}, false, false, true).category == "process-crash");
   CHECK(read_exit_status({15, std::nullopt}, false, false).role == Role::kSymptom);
   CHECK(read_exit_status({std::nullopt, 1}, false, false).role == Role::kFallback);
   CHECK(read_exit_status({std::nullopt, 0}, false, false).category.empty());
@@ -88,6 +92,36 @@ TEST_CASE("a crash signal with nothing else is the diagnosis, named by its signa
   REQUIRE(a.diagnoses.size() == 1);
   CHECK(a.diagnoses[0].category == "process-crash");
   CHECK_THAT(a.diagnoses[0].headline, Catch::Contains("rank 3") && Catch::Contains("SIGSEGV"));
+}
+
+TEST_CASE("a crash report naming SIGBUS reads as shared memory unless hardware failed",
+          "[exit-status]") {
+  // A rule of category process-crash that captures the signal the way crash reports write
+  // it: faulthandler's words, a signal handler's number, a debugger's name.
+  Rule fatal = make("fatal", "process-crash", Role::kCause, 0.65,
+                    "Fatal (?:Python )?error: (?P<signal_name>Segmentation fault|Bus error)|"
+                    "Signal: (?P<signo>\\d+)$|received signal (?P<signal>SIG[A-Z]+),");
+  Rule xid = make("xid", "hardware", Role::kCause, 0.9, "NVRM: Xid \\(PCI:[^)]*\\): 48,");
+  auto c = catalog({fatal, xid});
+  for (const char* line :
+       {"(RayWorker pid=7) Fatal Python error: Bus error\n", "[node3:01234] Signal: 7\n",
+        "Thread 1 \"python\" received signal SIGBUS, Bus error.\n"}) {
+    INFO(line);
+    auto a = run(c, line);
+    REQUIRE_FALSE(a.diagnoses.empty());
+    CHECK(a.diagnoses[0].category == "shm");
+  }
+  // Other signals stay crashes.
+  auto segv = run(c, "Fatal Python error: Segmentation fault\n");
+  REQUIRE_FALSE(segv.diagnoses.empty());
+  CHECK(segv.diagnoses[0].category == "process-crash");
+  // With a GPU's uncorrectable memory error before it, the bus error is not shm's.
+  auto hw = run(c,
+                "NVRM: Xid (PCI:0000:3b:00): 48, pid=1234, An uncorrectable double bit error\n"
+                "Fatal Python error: Bus error\n");
+  REQUIRE_FALSE(hw.diagnoses.empty());
+  CHECK(hw.diagnoses[0].category == "hardware");
+  for (const auto& d : hw.diagnoses) CHECK(d.category != "shm");
 }
 
 TEST_CASE("SIGKILL without OOM evidence is not host-oom's root cause", "[exit-status]") {

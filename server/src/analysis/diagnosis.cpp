@@ -321,6 +321,18 @@ bool job_on_one_host(const std::vector<Rule>& rules, const std::vector<Event>& e
   return !rows.empty();
 }
 
+// The line reports SIGBUS in one of the ways crash reports write a signal: its name, its
+// number, strsignal's words ("Bus error").
+bool names_sigbus(const Event& e) {
+  for (std::string_view name : {"signal", "signal_name", "signo"}) {
+    std::string_view v = e.capture(name);
+    if (v.empty()) continue;
+    auto status = decode_exit_status(v, {}, {});
+    if (status && status->signal == 7) return true;
+  }
+  return false;
+}
+
 std::vector<Reading> read_events(const Catalog& catalog, const std::vector<Event>& events,
                                  const std::vector<std::size_t>& rule_hits) {
   const auto& rules = catalog.rules();
@@ -333,12 +345,13 @@ std::vector<Reading> read_events(const Catalog& catalog, const std::vector<Event
                                             : events[a].line < events[b].line;
   });
   // The OOM killer's and shared memory's own lines decide what a SIGKILL or SIGBUS means.
-  bool oom = false, shm = false;
+  bool oom = false, shm = false, hardware = false;
   for (const auto& e : events) {
     const Rule& r = rules[e.rule];
     if (r.decode != Decode::kNone || r.role != Role::kCause) continue;
     oom = oom || r.category == "host-oom";
     shm = shm || r.category == "shm";
+    hardware = hardware || r.category == "hardware";
   }
   std::vector<Reading> out;
   out.reserve(events.size());
@@ -357,7 +370,7 @@ std::vector<Reading> read_events(const Catalog& catalog, const std::vector<Event
       if (!status) {
         reading.role = Role::kFallback;  // a failed end we cannot decode is still an error line
       } else {
-        ExitReading x = read_exit_status(*status, oom, shm);
+        ExitReading x = read_exit_status(*status, oom, shm, hardware);
         if (x.category.empty()) {
           reading.role = Role::kContext;  // exit 0: a clean end
         } else {
@@ -386,6 +399,13 @@ std::vector<Reading> read_events(const Catalog& catalog, const std::vector<Event
     if (reading.role == Role::kCause && !reading.summary && reading.category == "process-crash" &&
         r.decode != Decode::kFrame)
       find_frame(catalog, events, frames, out.size(), reading);
+    // A crash report that names SIGBUS (a signal handler's, faulthandler's, a debugger's)
+    // reads as an exit status with that signal would, unless its frames placed it.
+    if (reading.role == Role::kCause && reading.category == "process-crash" && names_sigbus(e)) {
+      ExitReading x = read_sigbus(shm, hardware);
+      reading.category = x.category;
+      if (reading.meaning.empty()) reading.meaning = x.meaning;
+    }
     out.push_back(std::move(reading));
   }
   return out;

@@ -96,7 +96,23 @@ std::string signal_name(int signal) {
   return "signal " + std::to_string(signal);
 }
 
-ExitReading read_exit_status(const ExitStatus& status, bool oom_evidence, bool shm_evidence) {
+ExitReading read_sigbus(bool shm_evidence, bool hardware_evidence) {
+  if (shm_evidence) return {"shm", Role::kCause, "died of SIGBUS on shared memory"};
+  // A bus error with a machine-check or GPU error beside it is that hardware's.
+  if (hardware_evidence) return {"process-crash", Role::kCause, "crashed with SIGBUS"};
+  // Otherwise, in these jobs, it is shared memory: a SIGBUS is what touching a page of a
+  // tmpfs mapping that has no room left gives, and NCCL's shm transport, the DataLoader's
+  // workers and Ray's object store all map /dev/shm, which a container gets 64 MB of by
+  // default. PyTorch's DataLoader says so in its own message, and NCCL's documentation
+  // names SIGBUS as the symptom of a small /dev/shm. A file mapped and truncated under the
+  // process is the rarer other cause; the fix says how to tell.
+  return {"shm", Role::kCause,
+          "died of SIGBUS, which, with no hardware error beside it, is most often /dev/shm "
+          "running out"};
+}
+
+ExitReading read_exit_status(const ExitStatus& status, bool oom_evidence, bool shm_evidence,
+                             bool hardware_evidence) {
   if (!status.signal) {
     if (status.exit_code && *status.exit_code == 0) return {};
     return {"process-crash", Role::kFallback,
@@ -114,8 +130,7 @@ ExitReading read_exit_status(const ExitStatus& status, bool oom_evidence, bool s
           "host-oom", Role::kSymptom,
           "was killed with SIGKILL (by the OOM killer, the scheduler or the launcher's teardown)"};
     case 7:
-      if (shm_evidence) return {"shm", Role::kCause, "died of SIGBUS on shared memory"};
-      return {"process-crash", Role::kCause, "crashed with SIGBUS"};
+      return read_sigbus(shm_evidence, hardware_evidence);
     case 4:
     case 5:
     case 6:

@@ -36,6 +36,12 @@ struct ExitReading {
   Role role = Role::kCause;
   std::string meaning;  // one clause for the report: "crashed with SIGSEGV"
 };
-ExitReading read_exit_status(const ExitStatus& status, bool oom_evidence, bool shm_evidence);
+// `*_evidence`: the job's own lines name a cause of that category (the OOM killer, a
+// shared-memory failure, a hardware error), which decides what a SIGKILL or SIGBUS means.
+ExitReading read_exit_status(const ExitStatus& status, bool oom_evidence, bool shm_evidence,
+                             bool hardware_evidence = false);
+// What a SIGBUS means in a distributed training job when nothing else says: see
+// exit_status.cpp.
+ExitReading read_sigbus(bool shm_evidence, bool hardware_evidence);
 
 }  // namespace ff::analysis
