@@ -405,6 +405,36 @@ TEST_CASE("values no two members may share: a rank claimed twice in one start-up
   CHECK(run(c, full).diagnoses.empty());
 }
 
+TEST_CASE("a line only the fallback knows is named by the subsystem its words name", "[words]") {
+  Rule error = make("error", "process-crash", Role::kFallback, 0.2,
+                    "(?:^|\\] )(?:ERROR|FATAL)[: ]|NCCL WARN");
+  error.words = {{"/dev/shm|shared memory", "shm"}, {"\\bibv_\\w+|\\bmlx5", "ib"}};
+  auto c = catalog({error});
+  // First match wins, case-insensitive, read after the line's prefixes.
+  CHECK(run(c, "[E] ERROR: could not grow Shared Memory segment\n").diagnoses.at(0).category ==
+        "shm");
+  CHECK(run(c, "ERROR: ibv_create_cq returned 12 on mlx5_2\n").diagnoses.at(0).category == "ib");
+  // No word it knows: the rule's own category.
+  CHECK(run(c, "ERROR: something unexpected\n").diagnoses.at(0).category == "process-crash");
+  // NCCL's WARN lines alone lead only in a job known to have failed.
+  auto failed = [](const Catalog& cat, std::string_view text) {
+    LogInput in{"test.log", text};
+    return analyze(cat, std::span(&in, 1), JobOutcome{JobEnd::kFailed, std::nullopt});
+  };
+  // The prefix does not count: a host named after shm says nothing.
+  CHECK(
+      failed(c, "shm-node-1:12:12 [0] NCCL WARN something unexpected\n").diagnoses.at(0).category ==
+      "process-crash");
+  // The NCCL source file a WARN names is read first (the fallback's nccl-source decode).
+  Rule warn = error;
+  warn.id = "warn";
+  warn.decode = Decode::kNcclSource;
+  auto cw = catalog({warn});
+  CHECK(failed(cw, "n1:12:12 [0] transport/net_ib.cc:120 NCCL WARN posix_fallocate on /dev/shm\n")
+            .diagnoses.at(0)
+            .category == "ib");
+}
+
 TEST_CASE("a job on one host reads a network-or-shm result code as shared memory", "[scope]") {
   Rule table =
       make("table", "none", Role::kContext, 0.1,

@@ -125,6 +125,17 @@ TEST_CASE("invalid rules are reported with file, rule and field", "[rules]") {
        "field 'unique': a rule has either 'agree' or 'unique', not both"},
       {with("\"indicates\": \"i\"", "\"indicates\": \"i\", \"unique\": [1]"),
        "field 'unique': must be an object with 'value', 'of' and 'category'"},
+      {with("\"indicates\": \"i\"",
+            "\"indicates\": \"i\", \"words\": [{\"pattern\": \"shm\", \"category\": \"shm\"}]"),
+       "field 'words': only a rule with role 'fallback' reads its lines' words"},
+      {with("\"role\": \"cause\"",
+            "\"role\": \"fallback\", \"words\": [{\"pattern\": \"x\", "
+            "\"category\": \"disk\"}]"),
+       "field 'words[0].category': 'disk' is not a category"},
+      {with("\"role\": \"cause\"", "\"role\": \"fallback\", \"words\": [{\"category\": \"shm\"}]"),
+       "field 'words[0].pattern': is required"},
+      {with("\"role\": \"cause\"", "\"role\": \"fallback\", \"words\": {\"shm\": 1}"),
+       "field 'words': must be a list"},
   };
   for (const auto& c : cases) {
     INFO(c.text);

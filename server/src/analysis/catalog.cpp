@@ -43,6 +43,7 @@ struct Catalog::Impl {
   std::vector<Entry> entries;
   std::vector<CompiledPattern> patterns;
   std::vector<std::vector<Regex>> excludes;  // per rule
+  std::vector<std::vector<Regex>> words;     // per rule: Rule::words' patterns
   bool any = false;
   std::vector<std::string> set_patterns;  // every pattern added to `set`, in Set order
 
@@ -69,7 +70,7 @@ Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* err
   // Compile every pattern once; a rule with any pattern that does not compile is dropped
   // whole, so a broken rule never contributes half of its patterns.
   struct Compiled {
-    std::vector<Regex> patterns, excludes;
+    std::vector<Regex> patterns, excludes, words;
     std::vector<std::vector<Regex>> evidence;
   };
   std::vector<Rule> ok;
@@ -94,6 +95,18 @@ Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* err
       c.patterns.push_back(try_compile(r.patterns[i], "patterns[" + std::to_string(i) + "]"));
     for (std::size_t i = 0; i < r.exclude.size(); ++i)
       c.excludes.push_back(try_compile(r.exclude[i], "exclude[" + std::to_string(i) + "]"));
+    // A message's words are read whatever their case ("Shared memory", "SHM").
+    RE2::Options words_options = pattern_options();
+    words_options.set_case_sensitive(false);
+    for (std::size_t i = 0; i < r.words.size(); ++i) {
+      auto re = std::make_unique<RE2>(r.words[i].pattern, words_options);
+      if (!re->ok()) {
+        report(r, "words[" + std::to_string(i) + "].pattern", re->error());
+        good = false;
+      }
+      c.words.push_back(
+          std::make_unique<LazyRegex>(r.words[i].pattern, words_options, std::move(re)));
+    }
     for (std::size_t k = 0; k < r.checks.size(); ++k) {
       c.evidence.emplace_back();
       for (std::size_t e = 0; e < r.checks[k].evidence.size(); ++e)
@@ -108,6 +121,7 @@ Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* err
   cat.rules_ = std::move(ok);
   auto& impl = *cat.impl_;
   impl.excludes.resize(cat.rules_.size());
+  impl.words.resize(cat.rules_.size());
   for (std::size_t ri = 0; ri < cat.rules_.size(); ++ri) {
     const Rule& r = cat.rules_[ri];
     Compiled& c = compiled[ri];
@@ -119,6 +133,7 @@ Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* err
       impl.any = true;
     }
     impl.excludes[ri] = std::move(c.excludes);
+    impl.words[ri] = std::move(c.words);
     for (std::size_t ci = 0; ci < r.checks.size(); ++ci)
       for (std::size_t e = 0; e < r.checks[ci].evidence.size(); ++e) {
         impl.entries.push_back({std::string::npos, ri, ci, std::move(c.evidence[ci][e])});
@@ -140,6 +155,15 @@ const RE2::Set* Catalog::Impl::get_set() {
     set_ok = set.Compile();
   });
   return set_ok ? &set : nullptr;
+}
+
+std::optional<std::string_view> Catalog::category_from_words(std::size_t rule,
+                                                             std::string_view text) const {
+  if (rule >= impl_->words.size()) return std::nullopt;
+  const auto& words = impl_->words[rule];
+  for (std::size_t i = 0; i < words.size(); ++i)
+    if (RE2::PartialMatch(text, words[i]->get())) return rules_[rule].words[i].category;
+  return std::nullopt;
 }
 
 const Rule* Catalog::find(std::string_view id) const {

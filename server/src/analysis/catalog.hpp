@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -58,6 +59,10 @@ class Catalog {
 
   const std::vector<Rule>& rules() const { return rules_; }
   const Rule* find(std::string_view id) const;
+  // The category the words of `text` give a line of fallback rule `rule` (Rule::words: the
+  // first pattern that matches), or nothing.
+  std::optional<std::string_view> category_from_words(std::size_t rule,
+                                                      std::string_view text) const;
 
   // Appends the hits of one line (already stripped of escape sequences) to `out`, and the
   // (rule, check) pairs whose evidence patterns the line satisfies to `checks`. Rule

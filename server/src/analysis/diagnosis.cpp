@@ -392,6 +392,15 @@ std::vector<Reading> read_events(const Catalog& catalog, const std::vector<Event
       if (file.empty()) file = e.source.nccl_file;
       if (auto category = category_of_nccl_file(file)) reading.category = std::string(*category);
     }
+    // A line only a fallback rule knows is named by the subsystem its own words name (an
+    // unknown message about /dev/shm is a shared-memory failure), when its NCCL source file
+    // did not already say.
+    if (reading.role == Role::kFallback && reading.category == r.category && !r.words.empty()) {
+      std::string_view body =
+          std::string_view(e.text).substr(std::min(e.source.body, e.text.size()));
+      if (auto category = catalog.category_from_words(e.rule, body))
+        reading.category = std::string(*category);
+    }
     // "retrying (34/34)": the last try of a retry loop failing is the failure itself; the
     // tries before it are only its symptoms.
     if (reading.role == Role::kSymptom && retries_exhausted(e)) reading.role = Role::kCause;

@@ -161,6 +161,15 @@ struct Rule {
   std::optional<CrossRank> cross_rank;
   std::optional<Agreement> agree;
   std::vector<std::string> explains;  // finding: the failure categories it can explain
+  // A fallback rule's (role fallback: any error-level line) reading of a line it speaks for:
+  // the first entry whose pattern (RE2, case-insensitive) matches the line's text after its
+  // prefixes gives the category, so a message no specific rule knows is still named by the
+  // subsystem its own words name (`/dev/shm`, `ibv_`, `NVLink`). None matching: `category`.
+  struct WordCategory {
+    std::string pattern;
+    std::string category;
+  };
+  std::vector<WordCategory> words;
   Decode decode = Decode::kNone;
   std::vector<std::string> sources;  // where the message comes from: "owner/repo release path"
   RuleVerdict verdict;

@@ -70,6 +70,12 @@ std::string catalog_markdown(const std::vector<analysis::Rule>& rules) {
       if (r->decode == analysis::Decode::kExitStatus) o << " Decodes the exit status.";
       if (r->decode == analysis::Decode::kNcclSource)
         o << " The category follows the NCCL source file the line names.";
+      if (!r->words.empty()) {
+        o << " Otherwise the category its words name:";
+        for (std::size_t i = 0; i < r->words.size(); ++i)
+          o << (i ? "; " : " ") << r->words[i].category << " for `" << r->words[i].pattern << "`";
+        o << ".";
+      }
       if (r->success)
         o << " Shows that the job completed: without a known failure, generic error lines are then "
              "no failure.";

@@ -30,10 +30,11 @@ namespace {
 
 const std::set<std::string>& known_fields() {
   static const std::set<std::string> f = {
-      "$schema", "id",       "category", "title",    "role",      "weight",     "benign",
-      "success", "progress", "patterns", "exclude",  "indicates", "mechanisms", "checks",
-      "fix",     "verify",   "related",  "versions", "examples",  "cross_rank", "explains",
-      "decode",  "sources",  "verdict",  "agree",    "unique",    "members",    "on_one_host"};
+      "$schema",    "id",         "category", "title",       "role",    "weight",
+      "benign",     "success",    "progress", "patterns",    "exclude", "indicates",
+      "mechanisms", "checks",     "fix",      "verify",      "related", "versions",
+      "examples",   "cross_rank", "explains", "decode",      "sources", "verdict",
+      "agree",      "unique",     "members",  "on_one_host", "words"};
   return f;
 }
 
@@ -323,6 +324,27 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
     }
     rule.agree = std::move(ag);
   }
+  if (auto it = j.find("words"); it != j.end()) {
+    if (!it->is_array()) {
+      r.fail("words", "must be a list of {\"pattern\", \"category\"}");
+    } else {
+      for (std::size_t i = 0; i < it->size(); ++i) {
+        const std::string at = "words[" + std::to_string(i) + "]";
+        const json& w = (*it)[i];
+        if (!w.is_object()) {
+          r.fail(at, "must be an object with 'pattern' and 'category'");
+          continue;
+        }
+        analysis::Rule::WordCategory wc{r.str(w, "pattern", at + ".pattern", true),
+                                        r.str(w, "category", at + ".category", true)};
+        if (!wc.category.empty() && !analysis::is_category(wc.category))
+          r.fail(at + ".category", "'" + wc.category + "' is not a category");
+        rule.words.push_back(std::move(wc));
+      }
+      if (rule.role != analysis::Role::kFallback)
+        r.fail("words", "only a rule with role 'fallback' reads its lines' words");
+    }
+  }
   rule.explains = r.strings(j, "explains", "explains", false);
   for (const auto& c : rule.explains)
     if (!analysis::is_category(c)) r.fail("explains", "'" + c + "' is not a category of the taxonomy");
@@ -521,6 +543,12 @@ std::string rule_to_json(const analysis::Rule& r) {
   if (r.progress) j["progress"] = true;
   if (r.members) j["members"] = true;
   if (!r.on_one_host.empty()) j["on_one_host"] = r.on_one_host;
+  if (!r.words.empty()) {
+    json words = json::array();
+    for (const auto& w : r.words)
+      words.push_back({{"pattern", w.pattern}, {"category", w.category}});
+    j["words"] = std::move(words);
+  }
   if (r.decode == analysis::Decode::kExitStatus) j["decode"] = "exit-status";
   if (r.decode == analysis::Decode::kNcclSource) j["decode"] = "nccl-source";
   if (r.decode == analysis::Decode::kFrame) j["decode"] = "frame";
