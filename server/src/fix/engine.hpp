@@ -30,7 +30,16 @@ struct FixRequest {
   std::string wrapper_path;  // where firstfault-bind.sh is created (a path like the files')
   std::string wrapper_ref;   // how launch lines name it (an absolute path)
   std::string shm_size = "16g";
+  // Where the env fix writes a script of its own (firstfault-fix-<rule>.sh, one name per
+  // rule so that no fix replaces another's) when no shell or Python launch file is among
+  // `files`; empty: never (the CLI says what to export instead). `env_script_for` names
+  // the log it is for.
+  std::string env_script_dir;
+  std::string env_script_for;
 };
+
+// The env fix's own script for a rule, in `dir` (no launch file took the variables).
+std::string env_script_path(std::string_view dir, std::string_view rule_id);
 
 struct FixAction {
   std::string rule;   // rule id

@@ -1,12 +1,13 @@
 #include "fix/fix_cli.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 
 #include "fix/diff.hpp"
 #include "fix/engine.hpp"
 #include "fix/fix_json.hpp"
-#include "fix/topology_source.hpp"
+#include "fix/planner.hpp"
 #include "fix/workspace_io.hpp"
 
 namespace ff::fix {
@@ -38,34 +39,29 @@ int run_fix(const analysis::Catalog& catalog, const analysis::Analysis& analysis
   }
   fs::path root = fs::weakly_canonical(fs::absolute(ws), ec);
 
-  FixRequest req;
-  req.shm_size = o.shm_size;
-  std::vector<std::string> abs_files;
+  PlanRequest in;
+  in.workspace = root.string();
+  in.topology_file = o.topology;
+  in.shm_size = o.shm_size;
+  in.logs = logs;
   for (const auto& f : o.files) {
     if (!inside_workspace(root.string(), f)) {
       err = f + ": outside the workspace " + root.string() + " (see --workspace)";
       return 2;
     }
-    LaunchFile lf;
-    lf.path = fs::weakly_canonical(fs::absolute(f), ec).string();
-    if (!read_text_file(lf.path, lf.text, err)) {
+    Document d;
+    d.path = fs::weakly_canonical(fs::absolute(f), ec).string();
+    if (!read_text_file(d.path, d.text, err)) {
       err = f + ": " + err.substr(err.find(": ") == std::string::npos ? 0 : err.find(": ") + 2);
       return 2;
     }
-    abs_files.push_back(lf.path);
-    req.files.push_back(std::move(lf));
+    in.documents.push_back(std::move(d));
   }
-  // The wrapper goes next to the first shell launcher, else in the workspace root.
-  fs::path wdir = root;
-  for (const auto& f : req.files)
-    if (detect_file_kind(f.path, f.text) == FileKind::Shell) {
-      wdir = fs::path(f.path).parent_path();
-      break;
-    }
-  req.wrapper_path = (wdir / std::string(kWrapperName)).string();
-  req.wrapper_ref = req.wrapper_path;
-
-  auto rules = rules_to_fix(catalog, analysis);
+  // The one planner (fix/planner.hpp), as the language server's code actions call it; the
+  // CLI runs once, so its topology is not cached.
+  Planner planner(catalog, std::make_shared<TopologyProvider>(o.live, std::chrono::seconds(0)));
+  Plan p = planner.plan(analysis, in);
+  const auto& rules = p.rules;
   if (doc) {
     *doc = {{"version", kFixJsonVersion},
             {"kind", "firstfault.fix"},
@@ -82,28 +78,16 @@ int run_fix(const analysis::Catalog& catalog, const analysis::Analysis& analysis
     if (doc) (*doc)["notes"].push_back("nothing to fix (no failure found)");
     return 0;
   }
-  bool need_topology = std::any_of(rules.begin(), rules.end(),
-                                   [](const analysis::Rule* r) { return wants_binding(*r); });
-  if (need_topology) {
-    TopologyInputs ti;
-    ti.logs = logs;
-    ti.topology_file = o.topology;
-    ti.workspace = root.string();
-    ti.skip = abs_files;
-    ti.live = o.live;
-    auto choice = choose_topology(ti);
-    if (!choice.error.empty()) {
-      err = choice.error;
-      return 2;
-    }
-    req.binding = choice.table;
-    req.binding_missing = choice.missing;
-    for (const auto& t : choice.tried) {
-      comment(out, "topology not used: ", t);
-      if (doc) (*doc)["notes"].push_back("topology not used: " + t);
-    }
+  if (!p.topology.error.empty()) {
+    err = p.topology.error;
+    return 2;
   }
-  auto plan = plan_fixes(rules, req);
+  for (const auto& t : p.topology.tried) {
+    comment(out, "topology not used: ", t);
+    if (doc) (*doc)["notes"].push_back("topology not used: " + t);
+  }
+  const FixRequest& req = p.request;
+  const FixPlan& plan = p.combined;
 
   std::string ids;
   for (const auto* r : rules) ids += (ids.empty() ? "" : ", ") + r->id;
