@@ -154,8 +154,8 @@ TEST_CASE("features: diagnostics, hover, actions and lenses on a corpus log", "[
   auto query = fs.fix_query("file:///job/log.txt", {{0, 0}, {0, 0}});
   REQUIRE(query.items.size() == 1);
   CHECK(query.items[0].rule_id == "cuda-out-of-memory");
-  REQUIRE(query.initiating);
-  CHECK(query.initiating->rule_id == "cuda-out-of-memory");
+  REQUIRE(query.fix_all_on);
+  CHECK(query.fix_all_on->rule_id == "cuda-out-of-memory");
   auto actions = fs.code_actions("file:///job/log.txt", {{0, 0}, {0, 0}});
   REQUIRE(actions.size() == 1);
   REQUIRE(actions[0].command);

@@ -61,7 +61,7 @@ bool wants_evidence_capture(const analysis::Rule& rule);
 bool wants_shm(const analysis::Rule& rule);
 
 // The environment part of a rule's fix (fix.env), resolved once for every front end (the
-// --fix edits, the language server's firstfault-fix.sh). A rule's value may be a
+// --fix edits, the scripts firstfault-fix-<rule>.sh). A rule's value may be a
 // placeholder ("<routable interface, e.g. ens5>"): it is filled from the topology where
 // the engine can (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME), and otherwise never written: the
 // variable goes to `missing` with how to find its value.

@@ -744,8 +744,8 @@ FixQuery FeatureServer::fix_query(const std::string& uri, Range range) const {
     if (d.range.start.line < range.start.line || d.range.start.line > range.end.line) continue;
     // Every fix at once goes on the root cause's line, or, when the analysis names no root
     // cause (an unexplained failure, a latent misconfiguration), on the first marked line.
-    if (!q.initiating && (d.role == Role::kInitiating || p->second.run->analysis.diagnoses.empty()))
-      q.initiating = d;
+    if (!q.fix_all_on && (d.role == Role::kInitiating || p->second.run->analysis.diagnoses.empty()))
+      q.fix_all_on = d;
     if (d.role == Role::kContext) continue;
     const analysis::Rule* rule = catalog_.find(d.rule_id);
     if (!rule) continue;

@@ -202,8 +202,8 @@ struct CodeActionItem {
 struct FixQuery {
   std::string uri;
   std::vector<DiagnosticItem> items;
-  std::optional<DiagnosticItem> initiating;
-  bool empty() const { return items.empty() && !initiating; }
+  std::optional<DiagnosticItem> fix_all_on;
+  bool empty() const { return items.empty() && !fix_all_on; }
 };
 
 struct LensItem {

@@ -90,11 +90,11 @@ std::vector<CodeActionItem> fix_actions(const FixQuery& query, const fix::Plan& 
       out.push_back(std::move(a));
     }
   }
-  if (query.initiating && !plan.combined.result.empty()) {
+  if (query.fix_all_on && !plan.combined.result.empty()) {
     CodeActionItem all;
     all.title = std::string(kFixAllTitle) + " (" + std::to_string(plan.combined.actions.size()) +
                 " fixes, as analyze --fix)";
-    all.diagnostics.push_back(*query.initiating);
+    all.diagnostics.push_back(*query.fix_all_on);
     if (document_edits(plan.combined.result, sources, encoding, all.edits) && !all.edits.empty())
       out.push_back(std::move(all));
   }
