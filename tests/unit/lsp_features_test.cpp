@@ -430,3 +430,13 @@ TEST_CASE("features: a fix whose document moved on while it was planned is dropp
   REQUIRE(env->edits.size() == 1);
   CHECK(env->edits[0].version == std::optional<std::int64_t>(2));
 }
+
+// A log without a folder (an untitled editor) has nowhere a fix could write: only the
+// verification is offered (the server's working directory is never taken as the workspace).
+TEST_CASE("features: an untitled log gets no fix edits", "[lsp][fix]") {
+  auto actions = served_actions({{"untitled:Untitled-1", "plaintext", corpus("funasr-2006")}},
+                                "untitled:Untitled-1", {{0, 0}, {0, 0}});
+  REQUIRE_FALSE(actions.empty());
+  for (const auto& a : actions) CHECK(a.edits.empty());
+  CHECK(titled(actions, "verification") != nullptr);
+}

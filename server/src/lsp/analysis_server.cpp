@@ -198,7 +198,8 @@ void AnalysisServer::code_actions(Tag tag, const std::string& uri, Range range,
         auto verify = features_.code_actions(uri, range);
         auto run = features_.published_run(uri);
         FixQuery query = features_.fix_query(uri, range);
-        if (query.empty() || !run) return cb(std::move(verify));
+        // A log without a folder (untitled:) has no workspace for a fix to write in.
+        if (query.empty() || !run || uri.rfind("file://", 0) != 0) return cb(std::move(verify));
         // The planner reads topology files from the log's folder or the machine itself.
         auto sources = features_.source_snapshot();  // snapshots: no text is copied here
         auto encoding = features_.encoding();

@@ -13,7 +13,9 @@ namespace {
 
 std::string real_path(const std::string& path) {
   std::error_code ec;
-  auto p = fs::weakly_canonical(fs::absolute(path), ec);
+  auto abs = fs::absolute(path, ec);  // an empty path is an error, not the current directory
+  if (ec) return path;
+  auto p = fs::weakly_canonical(abs, ec);
   return ec ? path : p.string();
 }
 
