@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/lsp_binding.hpp"
 #include "cli/rule_set.hpp"
+#include "fix/topology_provider.hpp"
 #include "lsp/lsp_server.hpp"
 
 namespace {
@@ -48,7 +48,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   ff::lsp::StdioTransport out(devnull);
   ff::lsp::ServerOptions options;
-  options.binding = ff::cli::make_binding_provider();
+  // The fix planner's topology from files only (never this machine), shared by the runs.
+  static const auto topology = std::make_shared<ff::fix::TopologyProvider>(/*live=*/false);
+  options.topology = topology;
   options.exit_process = [](int) {};  // "exit" ends the session, not the fuzzer
   ff::lsp::LspServer server(fuzz_catalog(), options, out);
   server.on_frames(frames);

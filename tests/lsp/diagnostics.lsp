@@ -23,14 +23,20 @@ expect {"id":3,"result":{"contents":{"kind":"markdown","value":"re:CUDA out of m
 # Hover on an unflagged position of a log line that has nothing: null.
 send {"jsonrpc":"2.0","id":4,"method":"textDocument/hover","params":{"textDocument":{"uri":"${ROOTURI}/tests/corpus/funasr-2006/log.txt"},"position":{"line":999,"character":999}}}
 expect {"id":4,"result":null}
-# Code actions: the preferred quick fix, resolved lazily.
+# Code actions: the preferred quick fix, planned with its edit (fix::Planner). No launch
+# script is open: the rule's own script is created next to the log (a name per rule).
 send {"jsonrpc":"2.0","id":5,"method":"textDocument/codeAction","params":{"textDocument":{"uri":"${ROOTURI}/tests/corpus/funasr-2006/log.txt"},"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":10}},"context":{"diagnostics":[]}}}
-expect {"id":5,"result":[{"title":"re:PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True","kind":"quickfix","isPreferred":true,
-  "data":{"rule":"cuda-out-of-memory","kind":"fix-script"},"diagnostics":[{"code":"cuda-out-of-memory"}]},
+expect {"id":5,"result":[{"title":"re:^firstfault: Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True \\(firstfault-fix-cuda-out-of-memory.sh\\)$","kind":"quickfix","isPreferred":true,"diagnostics":[{"code":"cuda-out-of-memory"}],
+  "edit":{"documentChanges":[{"kind":"create","uri":"${ROOTURI}/tests/corpus/funasr-2006/firstfault-fix-cuda-out-of-memory.sh"},
+    {"textDocument":{"uri":"${ROOTURI}/tests/corpus/funasr-2006/firstfault-fix-cuda-out-of-memory.sh","version":null},"edits":[{"newText":"re:export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n"}]}]}},
+  {"title":"re:^firstfault: apply every fix of this diagnosis"},
   {"command":{"command":"firstfault.runVerification","arguments":["re:^nvidia-smi"]}}]}
-send {"jsonrpc":"2.0","id":6,"method":"codeAction/resolve","params":{"title":"fix","kind":"quickfix","data":{"uri":"${ROOTURI}/tests/corpus/funasr-2006/log.txt","rule":"cuda-out-of-memory","kind":"fix-script"}}}
-expect {"id":6,"result":{"title":"fix","edit":{"documentChanges":[{"kind":"create","uri":"${ROOTURI}/tests/corpus/funasr-2006/firstfault-fix.sh"},
-  {"textDocument":{"uri":"${ROOTURI}/tests/corpus/funasr-2006/firstfault-fix.sh"},"edits":[{"newText":"re:export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n"}]}]}}}
+# With a launch script open in the log's folder, the fix edits it, at its version.
+send {"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"${ROOTURI}/tests/corpus/funasr-2006/run.sh","languageId":"shellscript","version":7,"text":"#!/bin/sh\nexec torchrun --nproc-per-node 8 train.py\n"}}}
+send {"jsonrpc":"2.0","id":6,"method":"textDocument/codeAction","params":{"textDocument":{"uri":"${ROOTURI}/tests/corpus/funasr-2006/log.txt"},"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":10}},"context":{"diagnostics":[]}}}
+expect {"id":6,"result":[{"title":"re:^firstfault: Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True \\(run.sh\\)$","isPreferred":true,
+  "edit":{"documentChanges":[{"textDocument":{"uri":"${ROOTURI}/tests/corpus/funasr-2006/run.sh","version":7},"edits":[{"range":{"start":{"line":1,"character":0},"end":{"line":1,"character":0}},"newText":"re:PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"}]}]}}]}
+send {"jsonrpc":"2.0","method":"textDocument/didClose","params":{"textDocument":{"uri":"${ROOTURI}/tests/corpus/funasr-2006/run.sh"}}}
 # Code lens on the initiating line.
 send {"jsonrpc":"2.0","id":7,"method":"textDocument/codeLens","params":{"textDocument":{"uri":"${ROOTURI}/tests/corpus/funasr-2006/log.txt"}}}
 expect {"id":7,"result":[{"range":{"start":{"line":0}},"command":{"title":"re:root cause gpu-oom on rank 2 . 5 collateral","command":"firstfault.runVerification","arguments":["nvidia-smi --query-gpu=index,memory.used,memory.total --format=csv -l 5"]}}]}

@@ -29,8 +29,9 @@ send {"jsonrpc":"2.0","id":20,"method":"textDocument/hover","params":{}}
 expect {"id":20,"error":{"code":-32602}}
 send {"jsonrpc":"2.0","id":21,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///x.log"},"position":{"line":-1,"character":"a"}}}
 expect {"id":21,"error":{"code":-32602}}
+# Code actions come with their edits: there is nothing to resolve.
 send {"jsonrpc":"2.0","id":22,"method":"codeAction/resolve","params":{"title":"x"}}
-expect {"id":22,"error":{"code":-32602}}
+expect {"id":22,"error":{"code":-32601}}
 send {"jsonrpc":"2.0","id":23,"method":"workspace/executeCommand","params":{"command":"firstfault.nope"}}
 expect {"id":23,"error":{"code":-32602}}
 send {"jsonrpc":"2.0","id":24,"method":"workspace/executeCommand","params":{"command":"firstfault.diagnoseText","arguments":[42]}}

@@ -3,7 +3,7 @@ send {"jsonrpc":"2.0","id":0,"method":"textDocument/hover","params":{"textDocume
 expect {"id":0,"error":{"code":-32002}}
 send {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}
 expect {"id":1,"result":{"capabilities":{"positionEncoding":"utf-16","textDocumentSync":{"openClose":true,"change":2},
-  "hoverProvider":true,"codeActionProvider":{"resolveProvider":true},"codeLensProvider":{},
+  "hoverProvider":true,"codeActionProvider":{"codeActionKinds":["quickfix"]},"codeLensProvider":{},
   "executeCommandProvider":{"commands":["firstfault.diagnoseText","firstfault.checkTopology","firstfault.report","firstfault.analyzeFile","firstfault.analyzeFolder","firstfault.forgetFile"]}},
   "serverInfo":{"name":"firstfault"}}}
 send {"jsonrpc":"2.0","id":2,"method":"initialize","params":{"capabilities":{}}}

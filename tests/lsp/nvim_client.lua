@@ -60,7 +60,7 @@ local function main()
   check("hover explains the rule", value:find("CUDA out of memory on one rank", 1, true) ~= nil, value:sub(1, 200))
   check("hover shows the fix", value:find("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", 1, true) ~= nil)
 
-  -- Quick fix: the preferred action, resolved if needed, applied by Neovim itself.
+  -- Quick fix: the preferred action (its edit comes with it), applied by Neovim itself.
   local params = {
     textDocument = vim.lsp.util.make_text_document_params(buf),
     range = { start = { line = 0, character = 0 }, ["end"] = { line = 0, character = 1 } },
@@ -72,14 +72,10 @@ local function main()
     if a.isPreferred then action = a end
   end
   check("preferred quick fix offered", action ~= nil, res and vim.inspect(res.result):sub(1, 300))
-  if action and not action.edit then
-    local r = client.request_sync("codeAction/resolve", action, 5000, buf)
-    action = r and r.result or action
-  end
   check("quick fix has an edit", action ~= nil and action.edit ~= nil)
   if action and action.edit then
     vim.lsp.util.apply_workspace_edit(action.edit, "utf-16")
-    local script = dir .. "/firstfault-fix.sh"
+    local script = dir .. "/firstfault-fix-cuda-out-of-memory.sh"
     local fbuf = vim.fn.bufnr(script)
     local lines = fbuf > 0 and vim.api.nvim_buf_get_lines(fbuf, 0, -1, false) or {}
     local text = table.concat(lines, "\n")

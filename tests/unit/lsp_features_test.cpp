@@ -1,19 +1,22 @@
+#include <unistd.h>
+
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <future>
-#include <unistd.h>
 #include <sstream>
 
-#include "builtin_catalog.hpp"
 #include "analysis/analyze.hpp"
-#include "cli/lsp_binding.hpp"
+#include "builtin_catalog.hpp"
 #include "cli/rule_set.hpp"
 #include "fix/edit.hpp"
 #include "fix/engine.hpp"
+#include "fix/topology_provider.hpp"
 #include "fix/topology_source.hpp"
 #include "lsp/analysis_server.hpp"
 #include "lsp/features.hpp"
+#include "lsp_edit_util.hpp"
 #include "report/report.hpp"
 
 using namespace ff;
@@ -39,17 +42,16 @@ struct OpenDoc {
 };
 
 // Code actions as the server computes them: through the AnalysisServer, which analyses the
-// open logs and completes the binding actions on a worker.
-std::vector<CodeActionItem> served_actions(std::shared_ptr<BindingEditProvider> binding,
-                                           std::vector<OpenDoc> docs, const std::string& uri,
+// open logs and plans the fixes on a worker (the topology from the log's folder only).
+std::vector<CodeActionItem> served_actions(std::vector<OpenDoc> docs, const std::string& uri,
                                            Range range) {
   AnalysisServerOptions o;
-  o.binding = std::move(binding);
+  o.topology = std::make_shared<fix::TopologyProvider>(/*live=*/false);
   AnalysisServer server(catalog(), o, {});
   std::promise<std::vector<CodeActionItem>> done;
   server.post([&] {
     for (auto& d : docs) server.open(d.uri, d.language, 1, d.text);
-    server.code_actions("1", uri, range, false, [&](Result<std::vector<CodeActionItem>> r) {
+    server.code_actions("1", uri, range, [&](Result<std::vector<CodeActionItem>> r) {
       done.set_value(r.ok() ? std::move(r.value()) : std::vector<CodeActionItem>{});
     });
   });
@@ -148,15 +150,16 @@ TEST_CASE("features: diagnostics, hover, actions and lenses on a corpus log", "[
   CHECK(v->range == Range{{0, 7}, {0, 18}});
   CHECK_FALSE(fs.hover("file:///job/run.sh", {5, 0}));
 
-  auto actions = fs.code_actions("file:///job/log.txt", {{0, 0}, {0, 0}}, true);
-  REQUIRE(!actions.empty());
-  CHECK(actions[0].preferred);
-  REQUIRE(actions[0].resolve);
-  auto edit = fs.resolve(*actions[0].resolve);
-  REQUIRE(edit);
-  CHECK(edit->uri == "file:///job/firstfault-fix.sh");
-  CHECK(edit->text.find("export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n") !=
-        std::string::npos);
+  // The fixes are the planner's (asked for on a worker); the line's rule is asked for once.
+  auto query = fs.fix_query("file:///job/log.txt", {{0, 0}, {0, 0}});
+  REQUIRE(query.items.size() == 1);
+  CHECK(query.items[0].rule_id == "cuda-out-of-memory");
+  REQUIRE(query.fix_all_on);
+  CHECK(query.fix_all_on->rule_id == "cuda-out-of-memory");
+  auto actions = fs.code_actions("file:///job/log.txt", {{0, 0}, {0, 0}});
+  REQUIRE(actions.size() == 1);
+  REQUIRE(actions[0].command);
+  CHECK(actions[0].command->command == "firstfault.runVerification");
   auto lenses = fs.code_lenses("file:///job/log.txt");
   REQUIRE(lenses.size() == 1);
   CHECK(lenses[0].command.command == "firstfault.runVerification");
@@ -177,7 +180,7 @@ TEST_CASE("features: a verification command is run only with its placeholders fi
   REQUIRE(pubs.size() == 1);
   REQUIRE(pubs[0].items.at(0).rule_id == "cuda-ecc-uncorrectable");
   bool found = false;
-  for (const auto& a : fs.code_actions("file:///job/ecc.log", {{0, 0}, {0, 0}}, true)) {
+  for (const auto& a : fs.code_actions("file:///job/ecc.log", {{0, 0}, {0, 0}})) {
     if (!a.command) continue;
     found = true;
     CHECK(a.command->command == "firstfault.runVerification");
@@ -200,23 +203,47 @@ TEST_CASE("features: a verification command is run only with its placeholders fi
 }
 
 namespace {
-struct FakeBinding : BindingEditProvider {
-  std::optional<BindingEdits> binding_edits(const analysis::Rule&, const analysis::Analysis&,
-                                            const std::string&,
-                                            const std::vector<DocumentSnapshot>&) override {
-    return BindingEdits{FileEdit{"file:///job/bind.sh", "export NCCL_IB_HCA==mlx5_0:1\n"}, {}};
-  }
-};
+const CodeActionItem* titled(const std::vector<CodeActionItem>& actions, std::string_view what) {
+  for (const auto& a : actions)
+    if (a.title.find(what) != std::string::npos) return &a;
+  return nullptr;
+}
 }  // namespace
 
-TEST_CASE("features: the NCCL_IB_HCA binding seam adds its edit", "[lsp]") {
-  auto actions = served_actions(std::make_shared<FakeBinding>(),
-                                {{"file:///job/log.txt", "plaintext", corpus("funasr-2006")}},
+// Issue 29: the env fix edits the open launch script (at its version, a minimal edit), as
+// `analyze --fix` does; only with no launch script open does it write a script of its own,
+// named for its rule (one rule's script never replaces another's).
+TEST_CASE("features: the env fix edits the open launch script at its version", "[lsp][fix]") {
+  const std::string script = "#!/bin/sh\nexport A=1\nexec torchrun --nproc-per-node 8 train.py\n";
+  auto actions = served_actions({{"file:///job/log.txt", "plaintext", corpus("funasr-2006")},
+                                 {"file:///job/run.sh", "shellscript", script}},
                                 "file:///job/log.txt", {{0, 0}, {0, 0}});
-  bool found = false;
-  for (const auto& a : actions)
-    if (a.edit && a.edit->uri == "file:///job/bind.sh") found = true;
-  CHECK(found);
+  const CodeActionItem* env = titled(actions, "PYTORCH_CUDA_ALLOC_CONF");
+  REQUIRE(env != nullptr);
+  CHECK(env->preferred);
+  REQUIRE(env->edits.size() == 1);
+  CHECK(env->edits[0].uri == "file:///job/run.sh");
+  CHECK_FALSE(env->edits[0].create);
+  REQUIRE(env->edits[0].version);
+  CHECK(*env->edits[0].version == 1);
+  // Minimal: nothing of the script is replaced, lines are inserted.
+  for (const auto& e : env->edits[0].edits) CHECK(e.range.start == e.range.end);
+  std::string after = test::apply_lsp_edits(script, env->edits[0].edits);
+  CHECK_THAT(after, Catch::Contains("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"));
+  CHECK_THAT(after, Catch::Contains("exec torchrun --nproc-per-node 8 train.py\n"));
+  CHECK(after.find("PYTORCH_CUDA_ALLOC_CONF") < after.find("exec torchrun"));
+
+  // No launch script open: the rule's own script, next to the log.
+  auto alone = served_actions({{"file:///job/log.txt", "plaintext", corpus("funasr-2006")}},
+                              "file:///job/log.txt", {{0, 0}, {0, 0}});
+  env = titled(alone, "PYTORCH_CUDA_ALLOC_CONF");
+  REQUIRE(env != nullptr);
+  REQUIRE(env->edits.size() == 1);
+  CHECK(env->edits[0].create);
+  CHECK(env->edits[0].uri == "file:///job/firstfault-fix-cuda-out-of-memory.sh");
+  REQUIRE(env->edits[0].edits.size() == 1);
+  CHECK(env->edits[0].edits[0].new_text ==
+        fix::env_script(*catalog().find("cuda-out-of-memory"), "log.txt"));
 }
 
 TEST_CASE("features: the fix engine's binding is offered for a GDR diagnosis", "[lsp]") {
@@ -229,23 +256,25 @@ TEST_CASE("features: the fix engine's binding is offered for a GDR diagnosis", "
                   dir / "node.xml", fsys::copy_options::overwrite_existing);
   std::string uri = path_to_uri((dir / "job.log").string());
   std::string launcher = path_to_uri((dir / "launch.sh").string());
+  const std::string script = "#!/bin/sh\nexec torchrun --nproc-per-node 8 train.py\n";
   auto actions = served_actions(
-      cli::make_binding_provider(),
-      {{uri, "log", corpus("nccl-897")},
-       {launcher, "shellscript", "#!/bin/sh\nexec torchrun --nproc-per-node 8 train.py\n"}},
-      uri, {{0, 0}, {2, 0}});
-  const CodeActionItem* bind = nullptr;
-  for (const auto& a : actions)
-    if (a.title.find("NCCL_IB_HCA") != std::string::npos && a.edit) bind = &a;
+      {{uri, "log", corpus("nccl-897")}, {launcher, "shellscript", script}}, uri, {{0, 0}, {2, 0}});
+  const CodeActionItem* bind = titled(actions, "NCCL_IB_HCA");
   REQUIRE(bind != nullptr);
-  CHECK(bind->edit->uri == path_to_uri((dir / "firstfault-bind.sh").string()));
-  CHECK_THAT(bind->edit->text, Catch::Contains("NCCL_IB_HCA="));
-  CHECK_THAT(bind->edit->text, Catch::Contains("=mlx5_"));
-  // The open launch script puts the wrapper in front of the program.
-  REQUIRE(bind->more_edits.size() == 1);
-  CHECK(bind->more_edits[0].uri == launcher);
-  CHECK_THAT(bind->more_edits[0].text, Catch::Contains("firstfault-bind.sh"));
-  CHECK_THAT(bind->more_edits[0].text, Catch::Contains("torchrun"));
+  // The open launch script puts the wrapper in front of the program (at its version), and
+  // the wrapper is created next to it.
+  REQUIRE(bind->edits.size() == 2);
+  CHECK(bind->edits[0].uri == launcher);
+  REQUIRE(bind->edits[0].version);
+  CHECK(*bind->edits[0].version == 1);
+  std::string after = test::apply_lsp_edits(script, bind->edits[0].edits);
+  CHECK_THAT(after, Catch::Contains("firstfault-bind.sh"));
+  CHECK_THAT(after, Catch::Contains("torchrun"));
+  CHECK(bind->edits[1].create);
+  CHECK(bind->edits[1].uri == path_to_uri((dir / "firstfault-bind.sh").string()));
+  REQUIRE(bind->edits[1].edits.size() == 1);
+  CHECK_THAT(bind->edits[1].edits[0].new_text, Catch::Contains("NCCL_IB_HCA="));
+  CHECK_THAT(bind->edits[1].edits[0].new_text, Catch::Contains("=mlx5_"));
   fsys::remove_all(dir);
 }
 
@@ -262,16 +291,14 @@ TEST_CASE("features: the binding code action is the fix engine's, Python include
   std::string train = path_to_uri((dir / "train.py").string());
   const std::string py =
       "import torch.distributed as dist\n\ndef main():\n    dist.init_process_group(\"nccl\")\n";
-  auto actions = served_actions(cli::make_binding_provider(),
-                                {{uri, "log", corpus("nccl-897")}, {train, "python", py}}, uri,
+  auto actions = served_actions({{uri, "log", corpus("nccl-897")}, {train, "python", py}}, uri,
                                 {{0, 0}, {2, 0}});
-  const CodeActionItem* bind = nullptr;
-  for (const auto& a : actions)
-    if (a.title.find("NCCL_IB_HCA") != std::string::npos) bind = &a;
+  const CodeActionItem* bind = titled(actions, "NCCL_IB_HCA");
   REQUIRE(bind != nullptr);
-  CHECK_FALSE(bind->edit);  // no wrapper: the Python file sets its own HCA
-  REQUIRE(bind->more_edits.size() == 1);
-  CHECK(bind->more_edits[0].uri == train);
+  // No wrapper: the Python file sets its own HCA.
+  REQUIRE(bind->edits.size() == 1);
+  CHECK_FALSE(bind->edits[0].create);
+  CHECK(bind->edits[0].uri == train);
   // Exactly what the engine computes for `analyze --fix` on the same file and topology.
   fix::TopologyInputs in;
   in.workspace = dir.string();
@@ -287,16 +314,16 @@ TEST_CASE("features: the binding code action is the fix engine's, Python include
       for (const auto& f : a.edit.files)
         if (!f.create) expected = fix::apply_text_edits(py, f.edits);
   CHECK(!expected.empty());
-  CHECK(bind->more_edits[0].text == expected);
-  CHECK(bind->more_edits[0].text.find("NCCL_IB_HCA") != std::string::npos);
+  std::string after = test::apply_lsp_edits(py, bind->edits[0].edits);
+  CHECK(after == expected);
+  CHECK(after.find("NCCL_IB_HCA") != std::string::npos);
   fsys::remove_all(dir);
 }
 
-// Issue 17, defect 4: the LSP's firstfault-fix.sh comes from the fix engine, and no rule's
+// Issue 17, defect 4: the LSP's firstfault-fix-<rule>.sh comes from the fix engine, and no rule's
 // placeholder ("<routable interface, e.g. ens5>") is ever written as a value: every
 // built-in rule's script is valid sh.
-TEST_CASE("features: firstfault-fix.sh is valid sh for every built-in rule", "[lsp][fix]") {
-  FeatureServer fs(catalog());
+TEST_CASE("features: firstfault-fix-<rule>.sh is valid sh for every built-in rule", "[lsp][fix]") {
   char dir_template[] = "/tmp/ff-fix-script-XXXXXX";
   REQUIRE(::mkdtemp(dir_template));
   std::string dir = dir_template;
@@ -307,21 +334,35 @@ TEST_CASE("features: firstfault-fix.sh is valid sh for every built-in rule", "[l
     bool has_placeholder = false;
     for (const auto& [k, v] : rule.fix.env) has_placeholder |= v.find('<') != std::string::npos;
     with_placeholder += has_placeholder;
-    auto edit = fs.resolve({"file:///job/train.log", rule.id, ActionKind::kFixScript});
-    REQUIRE(edit);
-    INFO(rule.id << "\n" << edit->text);
+    // What the planner creates when no launch script is open (engine.cpp's env fix).
+    fix::FixRequest req;
+    req.env_script_dir = "/job";
+    req.env_script_for = "train.log";
+    std::optional<fix::FileEdit> edit;
+    for (const auto& a : fix::fixes_for_rule(rule, req))
+      for (const auto& f : a.edit.files)
+        if (a.kind == "env" && f.create) edit = f;
+    if (!edit) {
+      // Only NCCL_IB_HCA: the binding sets it per rank (no script of its own).
+      INFO(rule.id);
+      CHECK(fix::wants_binding(rule));
+      CHECK(fix::resolve_env(rule, std::nullopt, /*with_ib_hca=*/false).set.empty());
+      continue;
+    }
+    CHECK(edit->path == "/job/firstfault-fix-" + rule.id + ".sh");
+    INFO(rule.id << "\n" << edit->content);
     std::string path = dir + "/" + rule.id + ".sh";
     {
       std::ofstream out(path, std::ios::binary);
-      out << edit->text;
+      out << edit->content;
     }
     CHECK(std::system(("sh -n '" + path + "' 2>/dev/null").c_str()) == 0);
     // Sourcing it sets only what is known; placeholders appear in comments only.
-    std::istringstream lines(edit->text);
+    std::istringstream lines(edit->content);
     for (std::string line; std::getline(lines, line);)
       if (!line.empty() && line[0] != '#') CHECK(line.find('<') == std::string::npos);
     for (const auto& [k, v] : rule.fix.env) {
-      bool exported = edit->text.find("\nexport " + k + "=") != std::string::npos;
+      bool exported = edit->content.find("\nexport " + k + "=") != std::string::npos;
       CHECK(exported == (v.find('<') == std::string::npos));
     }
   }
@@ -330,9 +371,72 @@ TEST_CASE("features: firstfault-fix.sh is valid sh for every built-in rule", "[l
   std::filesystem::remove_all(dir);
 
   // The one the issue names: the interface is asked for, not written.
-  auto edit = fs.resolve({"file:///job/train.log", "nccl-socket-connect-failed", ActionKind::kFixScript});
-  REQUIRE(edit);
-  CHECK(edit->text.find("\nexport NCCL_SOCKET_IFNAME=") == std::string::npos);
-  CHECK(edit->text.find("# NCCL_SOCKET_IFNAME is not set here") != std::string::npos);
-  CHECK(edit->text.find("ip -br addr") != std::string::npos);
+  std::string text = fix::env_script(*catalog().find("nccl-socket-connect-failed"), "train.log");
+  CHECK(text.find("\nexport NCCL_SOCKET_IFNAME=") == std::string::npos);
+  CHECK(text.find("# NCCL_SOCKET_IFNAME is not set here") != std::string::npos);
+  CHECK(text.find("ip -br addr") != std::string::npos);
+}
+
+// Issue 29: a fix is planned on a worker from snapshots of the open documents; when a
+// document it edits changes before the answer, the action is dropped (its edits are for a
+// version that is gone), and the ones that edit nothing that moved are still offered.
+TEST_CASE("features: a fix whose document moved on while it was planned is dropped", "[lsp][fix]") {
+  std::promise<void> started, release;
+  std::shared_future<void> go = release.get_future().share();
+  std::atomic<bool> first{true};
+  AnalysisServerOptions o;
+  o.topology = std::make_shared<fix::TopologyProvider>(/*live=*/false);
+  o.before_work = [&] {
+    if (first.exchange(false)) started.set_value();
+    go.wait();
+  };
+  AnalysisServer server(catalog(), o, {});
+  std::promise<std::vector<CodeActionItem>> done;
+  server.post([&] {
+    server.open("file:///job/log.txt", "plaintext", 1, corpus("funasr-2006"));
+    server.open("file:///job/run.sh", "shellscript", 1, "#!/bin/sh\nexec torchrun train.py\n");
+    server.code_actions(
+        "1", "file:///job/log.txt", {{0, 0}, {0, 0}}, [&](Result<std::vector<CodeActionItem>> r) {
+          done.set_value(r.ok() ? std::move(r.value()) : std::vector<CodeActionItem>{});
+        });
+  });
+  REQUIRE(started.get_future().wait_for(std::chrono::seconds(30)) == std::future_status::ready);
+  // The script is edited while its fix is being planned (before the worker's answer).
+  server.post([&] {
+    server.change("file:///job/run.sh", 2, {{std::nullopt, "#!/bin/sh\nexec python train.py\n"}});
+  });
+  release.set_value();
+  auto f = done.get_future();
+  REQUIRE(f.wait_for(std::chrono::seconds(30)) == std::future_status::ready);
+  auto actions = f.get();
+  for (const auto& a : actions)
+    for (const auto& e : a.edits) CHECK(e.uri != "file:///job/run.sh");
+  // The verification is still there; the env fix (on run.sh at version 1) is not.
+  CHECK(titled(actions, "verification") != nullptr);
+  CHECK(titled(actions, "PYTORCH_CUDA_ALLOC_CONF") == nullptr);
+  // Asked again, it is planned on the new text, at version 2.
+  std::promise<std::vector<CodeActionItem>> again;
+  server.post([&] {
+    server.code_actions(
+        "2", "file:///job/log.txt", {{0, 0}, {0, 0}}, [&](Result<std::vector<CodeActionItem>> r) {
+          again.set_value(r.ok() ? std::move(r.value()) : std::vector<CodeActionItem>{});
+        });
+  });
+  auto g = again.get_future();
+  REQUIRE(g.wait_for(std::chrono::seconds(30)) == std::future_status::ready);
+  auto fresh = g.get();
+  const CodeActionItem* env = titled(fresh, "PYTORCH_CUDA_ALLOC_CONF");
+  REQUIRE(env != nullptr);
+  REQUIRE(env->edits.size() == 1);
+  CHECK(env->edits[0].version == std::optional<std::int64_t>(2));
+}
+
+// A log without a folder (an untitled editor) has nowhere a fix could write: only the
+// verification is offered (the server's working directory is never taken as the workspace).
+TEST_CASE("features: an untitled log gets no fix edits", "[lsp][fix]") {
+  auto actions = served_actions({{"untitled:Untitled-1", "plaintext", corpus("funasr-2006")}},
+                                "untitled:Untitled-1", {{0, 0}, {0, 0}});
+  REQUIRE_FALSE(actions.empty());
+  for (const auto& a : actions) CHECK(a.edits.empty());
+  CHECK(titled(actions, "verification") != nullptr);
 }

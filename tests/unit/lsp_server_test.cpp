@@ -84,12 +84,15 @@ struct Client {
   std::unique_ptr<LspServer> server;
   json init_options;
 
-  explicit Client(std::shared_ptr<BindingEditProvider> binding = nullptr,
+  // `topology`: where the fix planner's topology comes from; none: files only, never this
+  // machine (the answers do not depend on the machine the tests run on).
+  explicit Client(std::shared_ptr<fix::TopologyProvider> topology = nullptr,
                   json init_options = json::object(),
                   const std::function<void(ServerOptions&)>& configure = nullptr)
       : init_options(std::move(init_options)) {
     ServerOptions o;
-    o.binding = std::move(binding);
+    o.topology =
+        topology ? std::move(topology) : std::make_shared<fix::TopologyProvider>(/*live=*/false);
     if (configure) configure(o);
     o.before_work = [this] { work_gate.pass(); };
     o.exit_process = [this](int code) {
@@ -335,17 +338,6 @@ TEST_CASE("lsp server: ReplyOnce answers once, and an error when dropped", "[lsp
 
 namespace {
 
-// A binding provider whose topology read takes as long as the test wants.
-struct SlowBinding : BindingEditProvider {
-  Gate gate;
-  std::optional<BindingEdits> binding_edits(const analysis::Rule&, const analysis::Analysis&,
-                                            const std::string& log_uri,
-                                            const std::vector<DocumentSnapshot>&) override {
-    gate.pass();
-    return BindingEdits{FileEdit{log_uri + ".bind.sh", "echo bound\n"}, {}};
-  }
-};
-
 json code_action(int id) {
   return request(id, "textDocument/codeAction",
                  {{"textDocument", {{"uri", kUri}}},
@@ -356,26 +348,26 @@ json code_action(int id) {
 
 }  // namespace
 
-TEST_CASE("lsp server: a code action's topology read does not delay a hover", "[lsp]") {
-  auto binding = std::make_shared<SlowBinding>();
-  Client c(binding);
+TEST_CASE("lsp server: a code action's fix planning does not delay a hover", "[lsp]") {
+  Client c;
   initialize(c);
   c.send({open_log(sample_log())});
   REQUIRE(c.wait([](const std::vector<json>& r) { return n_publications(r, kUri, 1) == 1; }));
-  binding->gate.close();
+  c.work_gate.close();
   c.send({code_action(2)});
-  REQUIRE(binding->gate.wait_started(1));  // the binding is being computed
+  REQUIRE(c.work_gate.wait_started(1));  // the fixes are being planned
   c.send({hover(3)});
   // Answered while the code action's topology read is still held.
   CHECK(c.wait([](const std::vector<json>& r) { return n_replies(r, 3) == 1; }, 3000));
   CHECK(c.replies_to(2).empty());
-  binding->gate.release();
+  c.work_gate.release();
   REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 2) == 1; }));
-  bool bound = false;
+  bool planned = false;
   const json answer = c.replies_to(2)[0];
   for (const auto& a : answer["result"])
-    if (a.contains("edit") && a["edit"].dump().find(".bind.sh") != std::string::npos) bound = true;
-  CHECK(bound);
+    if (a.contains("edit") && a["edit"].dump().find("firstfault-fix-") != std::string::npos)
+      planned = true;
+  CHECK(planned);
   CHECK(c.server->replied_twice() == 0);
 }
 

@@ -100,10 +100,10 @@ PY
 cat > "$WS/launch.sh" <<'SH'
 #!/bin/sh
 # Launch script of the job: sources the environment fix that firstfault writes.
-. "$(dirname "$0")/firstfault-fix.sh"
+. "$(dirname "$0")/firstfault-fix-cuda-out-of-memory.sh"
 exec torchrun --nproc-per-node 8 train.py "$@"
 SH
-cat > "$WS/firstfault-fix.sh" <<'SH'
+cat > "$WS/firstfault-fix-cuda-out-of-memory.sh" <<'SH'
 #!/bin/sh
 # (no fix yet)
 SH

@@ -7,7 +7,6 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
-#include "cli/lsp_binding.hpp"
 #include "cli/lsp_disk_reader.hpp"
 #include "cli/rule_set.hpp"
 #include "lsp/lsp_server.hpp"
@@ -86,7 +85,6 @@ int run_lsp(const std::vector<std::string>& args) {
   so.docs_dir = docs_dir;
   so.debounce_ms = debounce;
   so.max_message = max_message;
-  so.binding = make_binding_provider();
   so.disk_reader = make_lsp_disk_reader();
   spdlog::info("firstfault lsp starting: {} rules", loaded.catalog.rules().size());
   return lsp::serve_stdio(loaded.catalog, so);

@@ -65,6 +65,12 @@ LaunchFile outside_generated_blocks(const LaunchFile& f) {
 
 }  // namespace
 
+std::string env_script_path(std::string_view dir, std::string_view rule_id) {
+  std::string p(dir);
+  if (!p.empty() && p.back() != '/') p += '/';
+  return p + "firstfault-fix-" + std::string(rule_id) + ".sh";
+}
+
 bool is_placeholder(std::string_view v) {
   auto open = v.find('<');
   return open != std::string_view::npos && v.find('>', open) != std::string_view::npos;
@@ -171,6 +177,133 @@ std::vector<const analysis::Rule*> rules_to_fix(const analysis::Catalog& catalog
   return out;
 }
 
+namespace {
+
+// The rule's own verification, else the fix's.
+void set_verify(FixAction& a, const analysis::Rule& rule, const std::string& cmd,
+                const std::string& expect) {
+  a.verify_command = !rule.verify.command.empty() ? rule.verify.command : cmd;
+  a.verify_expect = !rule.verify.expect.empty() ? rule.verify.expect : expect;
+}
+
+// 2. The environment variables the rule's fix declares (the binding sets NCCL_IB_HCA).
+void env_fix(const analysis::Rule& rule, const FixRequest& req, std::vector<FixAction>& out) {
+  EnvPlan plan = resolve_env(rule, req.binding, /*with_ib_hca=*/false);  // NCCL_IB_HCA: above
+  EnvList env = plan.set;
+  FixAction e;
+  // Capturing evidence turns logging on; it never turns down a level the job already chose
+  // (NCCL_DEBUG=INFO holds every WARN line). Set for every rank: kept as it is. Set for
+  // some ranks only (what rank_scoped_debug_lint warns about): the others get the value
+  // by default, and the ranks that chose one keep it. Our own blocks do not count: they
+  // are rewritten from this list.
+  if (wants_evidence_capture(rule))
+    for (std::string_view var : {"NCCL_DEBUG", "NCCL_DEBUG_FILE"}) {
+      auto it =
+          std::find_if(env.begin(), env.end(), [&](const EnvVar& v) { return v.name == var; });
+      if (it == env.end()) continue;
+      const LaunchFile* every = nullptr;
+      const LaunchFile* some = nullptr;
+      for (const auto& f : req.files) {
+        SettingScope scope = debug_setting_scope(outside_generated_blocks(f), var);
+        if (scope == SettingScope::kEveryRank && !every) every = &f;
+        if (scope == SettingScope::kSomeRanks && !some) some = &f;
+      }
+      if (every && var == "NCCL_DEBUG") {
+        env.erase(it);
+        e.notes.push_back("NCCL_DEBUG is already set in " + every->path + "; its level is kept");
+      } else if (!every && some) {
+        it->kind = EnvKind::kDefault;
+        e.notes.push_back(std::string(var) + " is set for some ranks only in " + some->path +
+                          ": the other ranks get " + it->value +
+                          " where it is unset, and the ranks that set it keep their value");
+      }
+    }
+  e.rule = rule.id;
+  e.kind = "env";
+  e.notes.insert(e.notes.begin(), plan.notes.begin(), plan.notes.end());
+  for (const auto& m : plan.missing) e.notes.push_back("set " + m.name + " yourself: " + m.how);
+  e.warnings = plan.warnings;
+  if (wants_evidence_capture(rule))
+    for (auto& w : capture_settings_lint(req.files)) e.warnings.push_back(std::move(w));
+  if (!env.empty() || !e.notes.empty()) {
+    std::string names;
+    for (const auto& v : env)
+      names += (names.empty() ? "" : ", ") + v.name + "=" + v.value +
+               (v.kind == EnvKind::kDefault ? " (where unset)" : "");
+    e.title = env.empty() ? "Set the variables of " + rule.id + " (values needed)" : "Set " + names;
+    set_verify(e, rule, "", "");
+    bool shell = false;
+    for (const auto& f : req.files)
+      if (detect_file_kind(f.path, f.text) == FileKind::Shell) {
+        auto r = shell_env_edits(f.text, env);
+        if (!r.found_target) continue;
+        shell = true;
+        if (!r.edits.empty()) e.edit.files.push_back({f.path, false, "", false, r.edits});
+      }
+    if (!shell)
+      for (const auto& f : req.files)
+        if (detect_file_kind(f.path, f.text) == FileKind::Python) {
+          auto r = python_env_edits(f.text, env);
+          if (!r.edits.empty()) e.edit.files.push_back({f.path, false, "", false, r.edits});
+        }
+    bool launch_file = std::any_of(req.files.begin(), req.files.end(), [](const LaunchFile& f) {
+      FileKind k = detect_file_kind(f.path, f.text);
+      return k == FileKind::Shell || k == FileKind::Python;
+    });
+    if (!launch_file && !req.env_script_dir.empty()) {
+      FileEdit script;
+      script.path = env_script_path(req.env_script_dir, rule.id);
+      script.create = true;
+      script.content = env_script(rule, req.env_script_for, req.binding);
+      e.edit.files.push_back(std::move(script));
+    }
+    if (!env.empty() && e.edit.empty() && req.files.empty()) {
+      std::string ex;
+      for (const auto& v : env) ex += " " + shell_env_word(v);
+      e.notes.push_back("no launch file given; set before the launch: export" + ex);
+    }
+    out.push_back(std::move(e));
+  }
+}
+
+// 3. /dev/shm.
+void shm_fix(const analysis::Rule& rule, const FixRequest& req, std::vector<FixAction>& out) {
+  if (wants_shm(rule)) {
+    FixAction s;
+    s.rule = rule.id;
+    s.kind = "shm-size";
+    s.title = "Give the container a " + req.shm_size + " /dev/shm";
+    set_verify(s, rule, "df -h /dev/shm (inside the container)", "several GiB");
+    for (const auto& f : req.files) {
+      GenResult r;
+      switch (detect_file_kind(f.path, f.text)) {
+        case FileKind::Shell:
+          r = docker_shm_edits(f.text, req.shm_size);
+          break;
+        case FileKind::Compose:
+          r = compose_shm_edits(f.text, req.shm_size);
+          break;
+        case FileKind::Kubernetes:
+          r = k8s_shm_edits(f.text, req.shm_size);
+          break;
+        default:
+          break;
+      }
+      if (!r.edits.empty()) s.edit.files.push_back({f.path, false, "", false, r.edits});
+      for (auto& n : r.notes) s.notes.push_back(f.path + ": " + n);
+    }
+    if (s.edit.empty())
+      s.notes.push_back(
+          "no docker run line, compose file or pod spec among the files: start the container with "
+          "--shm-size=" +
+          req.shm_size +
+          " (compose: shm_size, Kubernetes: an emptyDir with medium: Memory mounted at /dev/shm)");
+    out.push_back(std::move(s));
+  }
+}
+
+}  // namespace
+
 std::vector<FixAction> fixes_for_rule(const analysis::Rule& rule, const FixRequest& req) {
   std::vector<FixAction> out;
   auto verify = [&](FixAction& a, const std::string& cmd, const std::string& expect) {
@@ -244,106 +377,8 @@ std::vector<FixAction> fixes_for_rule(const analysis::Rule& rule, const FixReque
     }
   }
 
-  // 2. Environment variables the rule's fix declares.
-  EnvPlan plan = resolve_env(rule, req.binding, /*with_ib_hca=*/false);  // NCCL_IB_HCA: above
-  EnvList env = plan.set;
-  FixAction e;
-  // Capturing evidence turns logging on; it never turns down a level the job already chose
-  // (NCCL_DEBUG=INFO holds every WARN line). Set for every rank: kept as it is. Set for
-  // some ranks only (what rank_scoped_debug_lint warns about): the others get the value
-  // by default, and the ranks that chose one keep it. Our own blocks do not count: they
-  // are rewritten from this list.
-  if (wants_evidence_capture(rule))
-    for (std::string_view var : {"NCCL_DEBUG", "NCCL_DEBUG_FILE"}) {
-      auto it =
-          std::find_if(env.begin(), env.end(), [&](const EnvVar& v) { return v.name == var; });
-      if (it == env.end()) continue;
-      const LaunchFile* every = nullptr;
-      const LaunchFile* some = nullptr;
-      for (const auto& f : req.files) {
-        SettingScope scope = debug_setting_scope(outside_generated_blocks(f), var);
-        if (scope == SettingScope::kEveryRank && !every) every = &f;
-        if (scope == SettingScope::kSomeRanks && !some) some = &f;
-      }
-      if (every && var == "NCCL_DEBUG") {
-        env.erase(it);
-        e.notes.push_back("NCCL_DEBUG is already set in " + every->path + "; its level is kept");
-      } else if (!every && some) {
-        it->kind = EnvKind::kDefault;
-        e.notes.push_back(std::string(var) + " is set for some ranks only in " + some->path +
-                          ": the other ranks get " + it->value +
-                          " where it is unset, and the ranks that set it keep their value");
-      }
-    }
-  e.rule = rule.id;
-  e.kind = "env";
-  e.notes.insert(e.notes.begin(), plan.notes.begin(), plan.notes.end());
-  for (const auto& m : plan.missing) e.notes.push_back("set " + m.name + " yourself: " + m.how);
-  e.warnings = plan.warnings;
-  if (wants_evidence_capture(rule))
-    for (auto& w : capture_settings_lint(req.files)) e.warnings.push_back(std::move(w));
-  if (!env.empty() || !e.notes.empty()) {
-    std::string names;
-    for (const auto& v : env)
-      names += (names.empty() ? "" : ", ") + v.name + "=" + v.value +
-               (v.kind == EnvKind::kDefault ? " (where unset)" : "");
-    e.title = env.empty() ? "Set the variables of " + rule.id + " (values needed)" : "Set " + names;
-    verify(e, "", "");
-    bool shell = false;
-    for (const auto& f : req.files)
-      if (detect_file_kind(f.path, f.text) == FileKind::Shell) {
-        auto r = shell_env_edits(f.text, env);
-        if (!r.found_target) continue;
-        shell = true;
-        if (!r.edits.empty()) e.edit.files.push_back({f.path, false, "", false, r.edits});
-      }
-    if (!shell)
-      for (const auto& f : req.files)
-        if (detect_file_kind(f.path, f.text) == FileKind::Python) {
-          auto r = python_env_edits(f.text, env);
-          if (!r.edits.empty()) e.edit.files.push_back({f.path, false, "", false, r.edits});
-        }
-    if (!env.empty() && e.edit.empty() && req.files.empty()) {
-      std::string ex;
-      for (const auto& v : env) ex += " " + shell_env_word(v);
-      e.notes.push_back("no launch file given; set before the launch: export" + ex);
-    }
-    out.push_back(std::move(e));
-  }
-
-  // 3. /dev/shm.
-  if (wants_shm(rule)) {
-    FixAction s;
-    s.rule = rule.id;
-    s.kind = "shm-size";
-    s.title = "Give the container a " + req.shm_size + " /dev/shm";
-    verify(s, "df -h /dev/shm (inside the container)", "several GiB");
-    for (const auto& f : req.files) {
-      GenResult r;
-      switch (detect_file_kind(f.path, f.text)) {
-        case FileKind::Shell:
-          r = docker_shm_edits(f.text, req.shm_size);
-          break;
-        case FileKind::Compose:
-          r = compose_shm_edits(f.text, req.shm_size);
-          break;
-        case FileKind::Kubernetes:
-          r = k8s_shm_edits(f.text, req.shm_size);
-          break;
-        default:
-          break;
-      }
-      if (!r.edits.empty()) s.edit.files.push_back({f.path, false, "", false, r.edits});
-      for (auto& n : r.notes) s.notes.push_back(f.path + ": " + n);
-    }
-    if (s.edit.empty())
-      s.notes.push_back(
-          "no docker run line, compose file or pod spec among the files: start the container with "
-          "--shm-size=" +
-          req.shm_size +
-          " (compose: shm_size, Kubernetes: an emptyDir with medium: Memory mounted at /dev/shm)");
-    out.push_back(std::move(s));
-  }
+  env_fix(rule, req, out);
+  shm_fix(rule, req, out);
   return out;
 }
 

@@ -30,7 +30,16 @@ struct FixRequest {
   std::string wrapper_path;  // where firstfault-bind.sh is created (a path like the files')
   std::string wrapper_ref;   // how launch lines name it (an absolute path)
   std::string shm_size = "16g";
+  // Where the env fix writes a script of its own (firstfault-fix-<rule>.sh, one name per
+  // rule so that no fix replaces another's) when no shell or Python launch file is among
+  // `files`; empty: never (the CLI says what to export instead). `env_script_for` names
+  // the log it is for.
+  std::string env_script_dir;
+  std::string env_script_for;
 };
+
+// The env fix's own script for a rule, in `dir` (no launch file took the variables).
+std::string env_script_path(std::string_view dir, std::string_view rule_id);
 
 struct FixAction {
   std::string rule;   // rule id
@@ -52,7 +61,7 @@ bool wants_evidence_capture(const analysis::Rule& rule);
 bool wants_shm(const analysis::Rule& rule);
 
 // The environment part of a rule's fix (fix.env), resolved once for every front end (the
-// --fix edits, the language server's firstfault-fix.sh). A rule's value may be a
+// --fix edits, the scripts firstfault-fix-<rule>.sh). A rule's value may be a
 // placeholder ("<routable interface, e.g. ens5>"): it is filled from the topology where
 // the engine can (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME), and otherwise never written: the
 // variable goes to `missing` with how to find its value.

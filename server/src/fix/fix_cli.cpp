@@ -1,12 +1,13 @@
 #include "fix/fix_cli.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 
 #include "fix/diff.hpp"
 #include "fix/engine.hpp"
 #include "fix/fix_json.hpp"
-#include "fix/topology_source.hpp"
+#include "fix/planner.hpp"
 #include "fix/workspace_io.hpp"
 
 namespace ff::fix {
@@ -25,94 +26,17 @@ void comment(std::string& out, const std::string& prefix, const std::string& tex
   out += "# " + prefix + text + "\n";
 }
 
-}  // namespace
-
-int run_fix(const analysis::Catalog& catalog, const analysis::Analysis& analysis,
-            const std::vector<std::pair<std::string, std::string_view>>& logs,
-            const FixCliOptions& o, std::string& out, std::string& err, nlohmann::json* doc) {
-  std::error_code ec;
-  std::string ws = o.workspace.empty() ? fs::current_path(ec).string() : o.workspace;
-  if (!fs::is_directory(ws, ec)) {
-    err = ws + ": the workspace is not a directory";
-    return 2;
-  }
-  fs::path root = fs::weakly_canonical(fs::absolute(ws), ec);
-
-  FixRequest req;
-  req.shm_size = o.shm_size;
-  std::vector<std::string> abs_files;
-  for (const auto& f : o.files) {
-    if (!inside_workspace(root.string(), f)) {
-      err = f + ": outside the workspace " + root.string() + " (see --workspace)";
-      return 2;
-    }
-    LaunchFile lf;
-    lf.path = fs::weakly_canonical(fs::absolute(f), ec).string();
-    if (!read_text_file(lf.path, lf.text, err)) {
-      err = f + ": " + err.substr(err.find(": ") == std::string::npos ? 0 : err.find(": ") + 2);
-      return 2;
-    }
-    abs_files.push_back(lf.path);
-    req.files.push_back(std::move(lf));
-  }
-  // The wrapper goes next to the first shell launcher, else in the workspace root.
-  fs::path wdir = root;
-  for (const auto& f : req.files)
-    if (detect_file_kind(f.path, f.text) == FileKind::Shell) {
-      wdir = fs::path(f.path).parent_path();
-      break;
-    }
-  req.wrapper_path = (wdir / std::string(kWrapperName)).string();
-  req.wrapper_ref = req.wrapper_path;
-
-  auto rules = rules_to_fix(catalog, analysis);
-  if (doc) {
-    *doc = {{"version", kFixJsonVersion},
-            {"kind", "firstfault.fix"},
-            {"rules", nlohmann::json::array()},
-            {"actions", nlohmann::json::array()},
-            {"notes", nlohmann::json::array()},
-            {"files", nlohmann::json::array()},
-            {"diff", ""},
-            {"applied", false}};
-    for (const auto* r : rules) (*doc)["rules"].push_back(r->id);
-  }
-  if (rules.empty()) {
-    out += "# firstfault --fix: nothing to fix (no failure found)\n";
-    if (doc) (*doc)["notes"].push_back("nothing to fix (no failure found)");
-    return 0;
-  }
-  bool need_topology = std::any_of(rules.begin(), rules.end(),
-                                   [](const analysis::Rule* r) { return wants_binding(*r); });
-  if (need_topology) {
-    TopologyInputs ti;
-    ti.logs = logs;
-    ti.topology_file = o.topology;
-    ti.workspace = root.string();
-    ti.skip = abs_files;
-    ti.live = o.live;
-    auto choice = choose_topology(ti);
-    if (!choice.error.empty()) {
-      err = choice.error;
-      return 2;
-    }
-    req.binding = choice.table;
-    req.binding_missing = choice.missing;
-    for (const auto& t : choice.tried) {
-      comment(out, "topology not used: ", t);
-      if (doc) (*doc)["notes"].push_back("topology not used: " + t);
-    }
-  }
-  auto plan = plan_fixes(rules, req);
-
+// The plan's explanation as '#' lines (and its actions and notes in the JSON document).
+void explain(const Plan& p, const fs::path& root, std::string& out, nlohmann::json* doc) {
+  const FixPlan& plan = p.combined;
   std::string ids;
-  for (const auto* r : rules) ids += (ids.empty() ? "" : ", ") + r->id;
+  for (const auto* r : p.rules) ids += (ids.empty() ? "" : ", ") + r->id;
   comment(out, "firstfault --fix for: ", ids);
   for (const auto& a : plan.actions) {
     comment(out, "", "[" + a.rule + "] " + a.title);
     for (auto n : a.notes) {
       std::string prefix = root.string() + "/";
-      for (std::size_t p; (p = n.find(prefix)) != std::string::npos;) n.erase(p, prefix.size());
+      for (std::size_t at; (at = n.find(prefix)) != std::string::npos;) n.erase(at, prefix.size());
       comment(out, "  ", n);
     }
     for (const auto& w : a.warnings) comment(out, "  warning: ", w);
@@ -125,16 +49,23 @@ int run_fix(const analysis::Catalog& catalog, const analysis::Analysis& analysis
     for (const auto& a : plan.actions) {
       FixAction shown = a;
       for (auto& n : shown.notes)
-        for (std::size_t p; (p = n.find(prefix)) != std::string::npos;) n.erase(p, prefix.size());
+        for (std::size_t at; (at = n.find(prefix)) != std::string::npos;)
+          n.erase(at, prefix.size());
       for (auto& f : shown.edit.files) f.path = rel(root, f.path);
       (*doc)["actions"].push_back(to_json(shown));
     }
     for (const auto& n : plan.notes) (*doc)["notes"].push_back(n);
   }
+}
 
-  // The diff, against what is on disk now.
-  std::string diff;
+// The combined plan's files as a unified diff against what is on disk now (and in the JSON
+// document); returns the file edits that change something.
+WorkspaceEdit diff_files(const Plan& p, const fs::path& root, std::string& diff,
+                         nlohmann::json* doc) {
+  const FixRequest& req = p.request;
+  const FixPlan& plan = p.combined;
   WorkspaceEdit to_write;
+  std::error_code ec;
   for (const auto& fe : plan.result.files) {
     std::string name = rel(root, fe.path);
     if (fe.create) {
@@ -178,6 +109,73 @@ int run_fix(const analysis::Catalog& catalog, const analysis::Analysis& analysis
       (*doc)["files"].push_back(std::move(j));
     }
   }
+  return to_write;
+}
+
+}  // namespace
+
+int run_fix(const analysis::Catalog& catalog, const analysis::Analysis& analysis,
+            const std::vector<std::pair<std::string, std::string_view>>& logs,
+            const FixCliOptions& o, std::string& out, std::string& err, nlohmann::json* doc) {
+  std::error_code ec;
+  std::string ws = o.workspace.empty() ? fs::current_path(ec).string() : o.workspace;
+  if (!fs::is_directory(ws, ec)) {
+    err = ws + ": the workspace is not a directory";
+    return 2;
+  }
+  fs::path root = fs::weakly_canonical(fs::absolute(ws), ec);
+
+  PlanRequest in;
+  in.workspace = root.string();
+  in.topology_file = o.topology;
+  in.shm_size = o.shm_size;
+  in.logs = logs;
+  for (const auto& f : o.files) {
+    if (!inside_workspace(root.string(), f)) {
+      err = f + ": outside the workspace " + root.string() + " (see --workspace)";
+      return 2;
+    }
+    Document d;
+    d.path = fs::weakly_canonical(fs::absolute(f), ec).string();
+    if (!read_text_file(d.path, d.text, err)) {
+      err = f + ": " + err.substr(err.find(": ") == std::string::npos ? 0 : err.find(": ") + 2);
+      return 2;
+    }
+    in.documents.push_back(std::move(d));
+  }
+  // The one planner (fix/planner.hpp), as the language server's code actions call it; the
+  // CLI runs once, so its topology is not cached.
+  Planner planner(catalog, std::make_shared<TopologyProvider>(o.live, std::chrono::seconds(0)));
+  Plan p = planner.plan(analysis, in);
+  if (doc) {
+    *doc = {{"version", kFixJsonVersion},
+            {"kind", "firstfault.fix"},
+            {"rules", nlohmann::json::array()},
+            {"actions", nlohmann::json::array()},
+            {"notes", nlohmann::json::array()},
+            {"files", nlohmann::json::array()},
+            {"diff", ""},
+            {"applied", false}};
+    for (const auto* r : p.rules) (*doc)["rules"].push_back(r->id);
+  }
+  if (p.rules.empty()) {
+    out += "# firstfault --fix: nothing to fix (no failure found)\n";
+    if (doc) (*doc)["notes"].push_back("nothing to fix (no failure found)");
+    return 0;
+  }
+  if (!p.topology.error.empty()) {
+    err = p.topology.error;
+    return 2;
+  }
+  for (const auto& t : p.topology.tried) {
+    comment(out, "topology not used: ", t);
+    if (doc) (*doc)["notes"].push_back("topology not used: " + t);
+  }
+  explain(p, root, out, doc);
+
+  // The diff, against what is on disk now.
+  std::string diff;
+  WorkspaceEdit to_write = diff_files(p, root, diff, doc);
   if (diff.empty())
     comment(out, "", "no changes to the files (already applied, or see the notes above)");
   out += diff;

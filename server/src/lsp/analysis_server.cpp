@@ -5,6 +5,7 @@
 #include <atomic>
 #include <future>
 
+#include "lsp/fix_actions.hpp"
 #include "parallel/parallel_scan.hpp"
 #include "topology/hwloc_loader.hpp"
 
@@ -31,9 +32,10 @@ AnalysisServer::AnalysisServer(const analysis::Catalog& catalog, AnalysisServerO
       options_(std::move(options)),
       callbacks_(std::move(callbacks)),
       features_(catalog),
-      analyzer_(catalog, scan_on_every_core) {
+      analyzer_(catalog, scan_on_every_core),
+      planner_(catalog,
+               options_.topology ? options_.topology : std::make_shared<fix::TopologyProvider>()) {
   options_.debounce_ms = std::max(options_.debounce_ms, 50);
-  if (options_.binding) features_.set_binding_provider(options_.binding);
   scheduler_ = std::make_unique<Scheduler>();
   debounce_ = std::make_unique<boost::asio::steady_timer>(scheduler_->io());
   watch_ = std::make_unique<boost::asio::steady_timer>(scheduler_->io());
@@ -188,50 +190,44 @@ void AnalysisServer::diagnostics(Tag tag, const std::string& uri,
       [cb](Failure f) { cb(f); });
 }
 
-void AnalysisServer::code_actions(Tag tag, const std::string& uri, Range range, bool can_resolve,
+void AnalysisServer::code_actions(Tag tag, const std::string& uri, Range range,
                                   Callback<std::vector<CodeActionItem>> cb) {
   when_analysed(
       tag, uri,
-      [this, tag, uri, range, can_resolve, cb] {
-        auto actions = features_.code_actions(uri, range, can_resolve);
-        bool needs_worker = false;
-        for (const auto& a : actions) needs_worker |= a.needs_binding;
-        if (!needs_worker) return cb(std::move(actions));
-        // The binding reads topology files from the log's folder or the machine itself.
+      [this, tag, uri, range, cb] {
+        auto verify = features_.code_actions(uri, range);
         auto run = features_.published_run(uri);
+        FixQuery query = features_.fix_query(uri, range);
+        // A log without a folder (untitled:) has no workspace for a fix to write in.
+        if (query.empty() || !run || uri.rfind("file://", 0) != 0) return cb(std::move(verify));
+        // The planner reads topology files from the log's folder or the machine itself.
         auto sources = features_.source_snapshot();  // snapshots: no text is copied here
-        auto shared = std::make_shared<std::vector<CodeActionItem>>(std::move(actions));
+        auto encoding = features_.encoding();
+        auto shared = std::make_shared<std::vector<CodeActionItem>>(std::move(verify));
         run_on_worker<std::vector<CodeActionItem>>(
             tag,
-            [this, shared, run, uri, sources] {
-              return complete_bindings(std::move(*shared), run, uri, sources);
+            [this, query, run, sources, encoding] {
+              std::vector<std::string> rules;
+              for (const auto& d : query.items) rules.push_back(d.rule_id);
+              auto plan = planner_.plan(run->analysis, plan_request(query, *run, sources), rules);
+              return fix_actions(query, plan, sources, encoding);
             },
-            cb);
+            [this, shared, cb](Result<std::vector<CodeActionItem>> r) {
+              if (!r.ok()) return cb(r.failure());
+              std::vector<CodeActionItem> out;
+              for (auto& a : r.value())
+                if (still_current(a)) out.push_back(std::move(a));
+              for (auto& a : *shared) out.push_back(std::move(a));
+              cb(std::move(out));
+            });
       },
       [cb](Failure f) { cb(f); });
 }
 
-std::vector<CodeActionItem> AnalysisServer::complete_bindings(
-    std::vector<CodeActionItem> actions, std::shared_ptr<const AnalysisRun> run,
-    const std::string& uri, const std::vector<DocumentSnapshot>& sources) {
-  const auto& provider = options_.binding;  // set once, before any thread started
-  std::vector<CodeActionItem> out;
-  for (auto& a : actions) {
-    if (!a.needs_binding) {
-      out.push_back(std::move(a));
-      continue;
-    }
-    const analysis::Rule* rule =
-        a.diagnostics.empty() ? nullptr : catalog_.find(a.diagnostics.front().rule_id);
-    if (!rule || !provider || !run) continue;
-    auto edits = provider->binding_edits(*rule, run->analysis, uri, sources);
-    if (!edits || (!edits->create && edits->replace.empty())) continue;  // no topology at hand
-    a.needs_binding = false;
-    a.edit = std::move(edits->create);
-    a.more_edits = std::move(edits->replace);
-    out.push_back(std::move(a));
-  }
-  return out;
+bool AnalysisServer::still_current(const CodeActionItem& action) const {
+  return std::all_of(action.edits.begin(), action.edits.end(), [&](const DocumentEdit& e) {
+    return e.create || (e.version && features_.version(e.uri) == e.version);
+  });
 }
 
 void AnalysisServer::report(Tag tag, const std::string& uri, Callback<Report> cb) {

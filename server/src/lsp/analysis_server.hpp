@@ -7,8 +7,8 @@
 //     versions, job by job (job_of: the logs of one folder; an untitled document alone),
 //     only the jobs that changed: requests that need it wait for it (they never start
 //     another), edits are debounced;
-//   - slow one-off work (topology discovery, a topology read from a folder, the binding fix,
-//     the analysis of a selection) runs on a worker thread.
+//   - slow one-off work (topology discovery, the fix planner with its topology read, the
+//     analysis of a selection) runs on a worker thread.
 // A request that waits (for the analysis or a worker) is an Op: it is answered once, by its
 // result, by cancel(), or by abandon_all() (shutdown, exit, destruction), whichever comes
 // first; a worker's result for an Op that was already answered is dropped.
@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "analysis/catalog.hpp"
+#include "fix/planner.hpp"
 #include "lsp/disk_file_reader.hpp"
 #include "lsp/features.hpp"
 #include "lsp/scheduler.hpp"
@@ -81,7 +82,9 @@ struct AnalysisServerOptions {
   // analysed at once, the rest of the burst once it pauses this long (at least every ten
   // periods while it lasts). Never below 50.
   int debounce_ms = 50;
-  std::shared_ptr<BindingEditProvider> binding;
+  // Where the fix planner's topology comes from (files in the log's folder, the logs, this
+  // machine), cached per folder; none: a live one made by the server.
+  std::shared_ptr<fix::TopologyProvider> topology;
   // Reads logs from disk for analyze_file(); none: analyze_file() fails.
   std::shared_ptr<DiskFileReader> disk_reader;
   // How often files read from disk are checked for growth.
@@ -127,12 +130,12 @@ class AnalysisServer {
 
   // Features of a document; on a log, once its latest version is analysed.
   void hover(Tag tag, const std::string& uri, Position pos, Callback<std::optional<Hover>> cb);
-  void code_actions(Tag tag, const std::string& uri, Range range, bool can_resolve,
+  // The verification commands at once; the fixes planned on a worker (fix::Planner), each
+  // dropped when a document it edits moved on before the answer.
+  void code_actions(Tag tag, const std::string& uri, Range range,
                     Callback<std::vector<CodeActionItem>> cb);
   void code_lenses(Tag tag, const std::string& uri, Callback<std::vector<LensItem>> cb);
   void diagnostics(Tag tag, const std::string& uri, Callback<std::vector<DiagnosticItem>> cb);
-  // The edit a resolvable code action stands for (cheap: computed here).
-  std::optional<FileEdit> resolve(const ActionKey& key) const { return features_.resolve(key); }
   // The Markdown report of a document (the published analysis, or one of the document
   // alone, on a worker, when it has none), with the analysis it reports (whose hosts a
   // masker must know).
@@ -202,11 +205,9 @@ class AnalysisServer {
   // Op was answered meanwhile. An exception from `work` is a kFailed failure.
   template <class T>
   void run_on_worker(Tag tag, std::function<T()> work, Callback<T> cb);
-  // Worker: fills in the binding actions code_actions() left as placeholders.
-  std::vector<CodeActionItem> complete_bindings(std::vector<CodeActionItem> actions,
-                                                std::shared_ptr<const AnalysisRun> run,
-                                                const std::string& uri,
-                                                const std::vector<DocumentSnapshot>& sources);
+  // Protocol thread: whether every document the action edits is still at the version the
+  // edit is for.
+  bool still_current(const CodeActionItem& action) const;
 
   struct DiskFile {
     std::string path;
@@ -233,6 +234,7 @@ class AnalysisServer {
   Callbacks callbacks_;
   FeatureServer features_;
   Analyzer analyzer_;
+  fix::Planner planner_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<boost::asio::steady_timer> debounce_;
   std::unique_ptr<boost::asio::steady_timer> watch_;

@@ -54,15 +54,6 @@ std::string_view role_name(Role r) {
   return "context";
 }
 
-std::string_view action_kind_name(ActionKind) {
-  return "fix-script";
-}
-
-std::optional<ActionKind> parse_action_kind(std::string_view name) {
-  if (name == "fix-script") return ActionKind::kFixScript;
-  return std::nullopt;
-}
-
 namespace {
 
 std::string rank_text(const analysis::Event& e) {
@@ -690,19 +681,6 @@ std::optional<Hover> FeatureServer::hover(const std::string& uri, Position pos) 
 // ---------------------------------------------------------------------------------------
 // Code actions, lenses, reports
 
-std::string FeatureServer::fix_script(const analysis::Rule& rule, const std::string& uri) const {
-  // The fix engine's: known values exported, placeholders never written (a comment says
-  // how to find each missing value).
-  return fix::env_script(rule, basename_of(uri));
-}
-
-std::optional<FileEdit> FeatureServer::resolve(const ActionKey& key) const {
-  const analysis::Rule* rule = catalog_.find(key.rule_id);
-  if (!rule || key.kind != ActionKind::kFixScript) return std::nullopt;
-  std::string dir = key.uri.substr(0, key.uri.find_last_of('/') + 1);
-  return FileEdit{dir + "firstfault-fix.sh", fix_script(*rule, key.uri)};
-}
-
 namespace {
 
 // What the diagnosis knows to fill a verification command's placeholders with.
@@ -730,8 +708,7 @@ CommandItem verification_command(const fix::FilledCommand& filled, const std::st
 
 }  // namespace
 
-std::vector<CodeActionItem> FeatureServer::code_actions(const std::string& uri, Range range,
-                                                        bool can_resolve) const {
+std::vector<CodeActionItem> FeatureServer::code_actions(const std::string& uri, Range range) const {
   std::vector<CodeActionItem> out;
   auto p = published_.find(uri);
   if (p == published_.end() || !p->second.run) return out;
@@ -739,50 +716,45 @@ std::vector<CodeActionItem> FeatureServer::code_actions(const std::string& uri, 
   if (items == p->second.run->items.end()) return out;
   for (const auto& d : items->second) {
     if (d.range.start.line < range.start.line || d.range.start.line > range.end.line) continue;
+    if (d.role != Role::kInitiating) continue;
+    const analysis::Rule* rule = catalog_.find(d.rule_id);
+    if (!rule || rule->verify.command.empty()) continue;
+    auto filled =
+        fix::fill_verify_command(rule->verify.command, verify_facts(*p->second.run, d.event));
+    CodeActionItem a;
+    a.title = (filled.runnable() ? "firstfault: run verification ("
+                                 : "firstfault: complete and run the verification (") +
+              filled.text + ")";
+    a.kind = "quickfix";
+    a.diagnostics.push_back(d);
+    a.command = verification_command(filled, a.title);
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+FixQuery FeatureServer::fix_query(const std::string& uri, Range range) const {
+  FixQuery q;
+  q.uri = uri;
+  auto p = published_.find(uri);
+  if (p == published_.end() || !p->second.run) return q;
+  auto items = p->second.run->items.find(uri);
+  if (items == p->second.run->items.end()) return q;
+  for (const auto& d : items->second) {
+    if (d.range.start.line < range.start.line || d.range.start.line > range.end.line) continue;
+    // Every fix at once goes on the root cause's line, or, when the analysis names no root
+    // cause (an unexplained failure, a latent misconfiguration), on the first marked line.
+    if (!q.fix_all_on && (d.role == Role::kInitiating || p->second.run->analysis.diagnoses.empty()))
+      q.fix_all_on = d;
     if (d.role == Role::kContext) continue;
     const analysis::Rule* rule = catalog_.find(d.rule_id);
     if (!rule) continue;
-    if (!rule->fix.env.empty()) {
-      CodeActionItem a;
-      fix::EnvPlan env = fix::resolve_env(*rule, std::nullopt, /*with_ib_hca=*/true);
-      std::string vars, missing;
-      for (const auto& v : env.set) vars += (vars.empty() ? "" : " ") + v.name + "=" + v.value;
-      for (const auto& m : env.missing) missing += (missing.empty() ? "" : ", ") + m.name;
-      if (vars.empty())
-        a.title = "firstfault: write firstfault-fix.sh (find the value of " + missing + ")";
-      else
-        a.title = "firstfault: write " + vars + " to firstfault-fix.sh" +
-                  (missing.empty() ? "" : " (" + missing + ": value needed, see the file)");
-      a.preferred = d.role == Role::kInitiating;
-      a.diagnostics.push_back(d);
-      ActionKey key{uri, rule->id, ActionKind::kFixScript};
-      if (can_resolve)
-        a.resolve = key;
-      else
-        a.edit = resolve(key);
-      out.push_back(std::move(a));
-    }
-    if (binding_ && binding_->applies_to(*rule)) {
-      CodeActionItem a;
-      a.title = "firstfault: bind NCCL_IB_HCA per rank";
-      a.diagnostics.push_back(d);
-      a.needs_binding = true;  // the AnalysisServer computes it on a worker
-      out.push_back(std::move(a));
-    }
-    if (!rule->verify.command.empty() && d.role == Role::kInitiating) {
-      auto filled =
-          fix::fill_verify_command(rule->verify.command, verify_facts(*p->second.run, d.event));
-      CodeActionItem a;
-      a.title = (filled.runnable() ? "firstfault: run verification ("
-                                   : "firstfault: complete and run the verification (") +
-                filled.text + ")";
-      a.kind = "quickfix";
-      a.diagnostics.push_back(d);
-      a.command = verification_command(filled, a.title);
-      out.push_back(std::move(a));
-    }
+    if (rule->fix.env.empty() && !fix::wants_binding(*rule) && !fix::wants_shm(*rule)) continue;
+    bool seen = std::any_of(q.items.begin(), q.items.end(),
+                            [&](const DiagnosticItem& o) { return o.rule_id == d.rule_id; });
+    if (!seen) q.items.push_back(d);  // one set of fixes per rule, on its first line
   }
-  return out;
+  return q;
 }
 
 std::vector<LensItem> FeatureServer::code_lenses(const std::string& uri) const {

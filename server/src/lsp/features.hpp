@@ -29,11 +29,6 @@ enum class Severity { kError = 1, kWarning = 2, kInformation = 3, kHint = 4 };
 enum class Role { kInitiating, kAlternative, kCollateral, kEvidence, kFinding, kContext };
 std::string_view role_name(Role r);
 
-// The kinds of code action that are resolved later (codeAction/resolve).
-enum class ActionKind { kFixScript };
-std::string_view action_kind_name(ActionKind k);
-std::optional<ActionKind> parse_action_kind(std::string_view name);
-
 struct RelatedInfo {
   std::string uri;
   Range range;
@@ -168,10 +163,20 @@ struct Hover {
   Range range;
 };
 
-// A file to create or replace (a WorkspaceEdit with a CreateFile and one insertion).
-struct FileEdit {
+struct TextEditItem {
+  Range range;
+  std::string new_text;
+  friend bool operator==(const TextEditItem&, const TextEditItem&) = default;
+};
+
+// One document's part of a code action's WorkspaceEdit: a TextDocumentEdit on an open
+// document, for the version its edits were computed on (the client refuses it when the
+// document moved on), or a file the fix creates (a CreateFile, then its text inserted).
+struct DocumentEdit {
   std::string uri;
-  std::string text;
+  std::optional<std::int64_t> version;  // the open document's; none only for a created file
+  bool create = false;
+  std::vector<TextEditItem> edits;
 };
 
 struct CommandItem {
@@ -180,54 +185,30 @@ struct CommandItem {
   std::vector<std::string> arguments;
 };
 
-struct ActionKey {  // what codeAction/resolve needs to compute the edit later
-  std::string uri;
-  std::string rule_id;
-  ActionKind kind = ActionKind::kFixScript;
-};
-
 struct CodeActionItem {
   std::string title;
   std::string kind = "quickfix";
   bool preferred = false;
   std::vector<DiagnosticItem> diagnostics;
-  std::optional<ActionKey> resolve;  // edit computed lazily from this
-  std::optional<FileEdit> edit;      // or given at once
-  std::vector<FileEdit> more_edits;  // further files changed by the same action
-  // The per-rank binding, to be computed from the topology (on a worker: it reads files or
-  // the machine) before the action is sent; an action whose binding finds no topology is
-  // dropped.
-  bool needs_binding = false;
+  std::vector<DocumentEdit> edits;  // the WorkspaceEdit's documentChanges, in order
   std::optional<CommandItem> command;
+};
+
+// What a code action request asks the fix planner for (fix/planner.hpp, run on a worker
+// by the AnalysisServer): the log's marked lines in the range whose rules have a fix, and
+// the line in the range where every fix of the analysis is offered at once, as `analyze
+// --fix` makes them: the root cause's initiating line, or with no root cause the first
+// marked line.
+struct FixQuery {
+  std::string uri;
+  std::vector<DiagnosticItem> items;
+  std::optional<DiagnosticItem> fix_all_on;
+  bool empty() const { return items.empty() && !fix_all_on; }
 };
 
 struct LensItem {
   Range range;
   CommandItem command;
-};
-
-// What a per-rank NCCL_IB_HCA binding changes: a file to create (the firstfault-bind.sh
-// wrapper, when the launch lines need one) and open documents to replace whole (launch
-// scripts, Python entry points), as the fix engine computed them.
-struct BindingEdits {
-  std::optional<FileEdit> create;
-  std::vector<FileEdit> replace;
-};
-
-// The seam for per-rank NCCL_IB_HCA binding edits, computed by the fix engine from the
-// topology (the CLI installs cli/lsp_binding.cpp; the LSP library does no topology I/O of
-// its own).
-class BindingEditProvider {
- public:
-  virtual ~BindingEditProvider() = default;
-  // Cheap (protocol thread): whether the rule's diagnosis may get a binding at all.
-  virtual bool applies_to(const analysis::Rule& /*rule*/) const { return true; }
-  // On a worker (may read files and the machine): the binding's edits for the log's
-  // diagnosis, given the documents the user has open (only those are ever edited); none
-  // when no topology with GPUs and NICs is at hand.
-  virtual std::optional<BindingEdits> binding_edits(
-      const analysis::Rule& rule, const analysis::Analysis& analysis, const std::string& log_uri,
-      const std::vector<DocumentSnapshot>& open_documents) = 0;
 };
 
 bool looks_like_log(const std::string& uri, const std::string& language_id);
@@ -243,8 +224,6 @@ class FeatureServer {
   Encoding encoding() const { return encoding_; }
   void set_docs_base(std::string base) { docs_base_ = std::move(base); }
   const std::string& docs_base() const { return docs_base_; }
-  void set_binding_provider(std::shared_ptr<BindingEditProvider> p) { binding_ = std::move(p); }
-  const std::shared_ptr<BindingEditProvider>& binding_provider() const { return binding_; }
 
   // Documents. change() returns false (and changes nothing) for an unknown document or a
   // version older than the one held. open() leaves the line index to index_documents() or
@@ -290,9 +269,10 @@ class FeatureServer {
   std::vector<DiagnosticItem> diagnostics(const std::string& uri) const;
 
   std::optional<Hover> hover(const std::string& uri, Position pos) const;
-  std::vector<CodeActionItem> code_actions(const std::string& uri, Range range,
-                                           bool can_resolve) const;
-  std::optional<FileEdit> resolve(const ActionKey& key) const;
+  // The actions that need no planning (verification commands); the fixes are asked for
+  // with fix_query() and planned on a worker.
+  std::vector<CodeActionItem> code_actions(const std::string& uri, Range range) const;
+  FixQuery fix_query(const std::string& uri, Range range) const;
   std::vector<LensItem> code_lenses(const std::string& uri) const;
   // The report of a document's published analysis; none when it has none.
   std::optional<std::string> report_markdown(const std::string& uri) const;
@@ -323,12 +303,10 @@ class FeatureServer {
   const DiagnosticItem* item_on_line(const std::string& uri, std::uint32_t line) const;
   std::string rule_markdown(const analysis::Rule& rule, const AnalysisRun* run,
                             const DiagnosticItem* item) const;
-  std::string fix_script(const analysis::Rule& rule, const std::string& uri) const;
 
   const analysis::Catalog& catalog_;
   Encoding encoding_ = Encoding::kUtf16;
   std::string docs_base_;
-  std::shared_ptr<BindingEditProvider> binding_;
   std::map<std::string, Document> docs_;
   std::map<std::string, Published> published_;
 };

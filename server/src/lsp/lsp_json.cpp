@@ -107,12 +107,6 @@ ClientCapabilities client_capabilities(const json& caps) {
   } catch (const json::exception&) {
   }
   try {
-    for (const auto& p :
-         caps.at("textDocument").at("codeAction").at("resolveSupport").at("properties"))
-      if (p == "edit") c.resolves_edits = true;
-  } catch (const json::exception&) {
-  }
-  try {
     c.pulls_diagnostics = caps.at("textDocument").at("diagnostic").is_object() &&
                           caps.at("workspace").at("diagnostics").value("refreshSupport", false);
   } catch (const json::exception&) {
@@ -123,13 +117,12 @@ ClientCapabilities client_capabilities(const json& caps) {
 
 json server_capabilities(const ClientCapabilities& client,
                          const std::vector<std::string>& commands) {
-  json caps = {
-      {"positionEncoding", client.encoding == Encoding::kUtf8 ? "utf-8" : "utf-16"},
-      {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", false}}},
-      {"hoverProvider", true},
-      {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}, {"resolveProvider", true}}},
-      {"codeLensProvider", {{"resolveProvider", false}}},
-      {"executeCommandProvider", {{"commands", commands}}}};
+  json caps = {{"positionEncoding", client.encoding == Encoding::kUtf8 ? "utf-8" : "utf-16"},
+               {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", false}}},
+               {"hoverProvider", true},
+               {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
+               {"codeLensProvider", {{"resolveProvider", false}}},
+               {"executeCommandProvider", {{"commands", commands}}}};
   // Pulled diagnostics are offered only to a client that pulls (LspServer::pull_diagnostics_).
   if (client.pulls_diagnostics)
     caps["diagnosticProvider"] = {{"identifier", "firstfault"},
@@ -159,12 +152,22 @@ json diagnostic_json(const DiagnosticItem& d) {
   return j;
 }
 
-json file_edit_json(const FileEdit& e) {
-  return {{"documentChanges",
-           {{{"kind", "create"}, {"uri", e.uri}, {"options", {{"overwrite", true}}}},
-            {{"textDocument", {{"uri", e.uri}, {"version", nullptr}}},
-             {"edits", {{{"range", range_json({})}, {"newText", e.text}}}}}}}};
+// One document's change: a CreateFile (overwrite: the created files are the fix's own,
+// one name per rule) and its text, or the edits of an open document at its version.
+namespace {
+
+void add_document_edit(json& changes, const DocumentEdit& e) {
+  if (e.create)
+    changes.push_back({{"kind", "create"}, {"uri", e.uri}, {"options", {{"overwrite", true}}}});
+  json edits = json::array();
+  for (const auto& t : e.edits)
+    edits.push_back({{"range", range_json(t.range)}, {"newText", t.new_text}});
+  changes.push_back({{"textDocument",
+                      {{"uri", e.uri}, {"version", e.version ? json(*e.version) : json(nullptr)}}},
+                     {"edits", std::move(edits)}});
 }
+
+}  // namespace
 
 json command_json(const CommandItem& c) {
   return {{"title", c.title}, {"command", c.command}, {"arguments", c.arguments}};
@@ -175,21 +178,10 @@ json code_action_json(const CodeActionItem& a) {
   for (const auto& d : a.diagnostics) diags.push_back(diagnostic_json(d));
   json j = {{"title", a.title}, {"kind", a.kind}, {"diagnostics", diags}};
   if (a.preferred) j["isPreferred"] = true;
-  if (a.resolve)
-    j["data"] = {{"uri", a.resolve->uri},
-                 {"rule", a.resolve->rule_id},
-                 {"kind", action_kind_name(a.resolve->kind)}};
-  if (a.edit || !a.more_edits.empty()) {
-    j["edit"] = a.edit ? file_edit_json(*a.edit) : json{{"documentChanges", json::array()}};
-    // Open launch scripts: their whole text replaced (clients clamp the end position).
-    for (const auto& more : a.more_edits)
-      j["edit"]["documentChanges"].push_back(
-          {{"textDocument", {{"uri", more.uri}, {"version", nullptr}}},
-           {"edits",
-            {{{"range",
-               {{"start", {{"line", 0}, {"character", 0}}},
-                {"end", {{"line", 1 << 30}, {"character", 0}}}}},
-              {"newText", more.text}}}}});
+  if (!a.edits.empty()) {
+    json changes = json::array();
+    for (const auto& e : a.edits) add_document_edit(changes, e);
+    j["edit"] = {{"documentChanges", std::move(changes)}};
   }
   if (a.command) j["command"] = command_json(*a.command);
   return j;

@@ -51,7 +51,6 @@ std::string id_key(const nlohmann::json& id);
 // malformed is taken as not offered).
 struct ClientCapabilities {
   Encoding encoding = Encoding::kUtf16;  // utf-8 when general.positionEncodings offers it
-  bool resolves_edits = false;  // textDocument.codeAction.resolveSupport.properties has "edit"
   // textDocument.diagnostic and workspace.diagnostics.refreshSupport: diagnostics are pulled
   bool pulls_diagnostics = false;
 };
@@ -64,7 +63,6 @@ nlohmann::json server_capabilities(const ClientCapabilities& client,
 nlohmann::json range_json(const Range& r);
 nlohmann::json diagnostic_json(const DiagnosticItem& d);
 nlohmann::json code_action_json(const CodeActionItem& a);
-nlohmann::json file_edit_json(const FileEdit& e);
 nlohmann::json command_json(const CommandItem& c);
 
 // The JSON-RPC error a typed failure is answered with.

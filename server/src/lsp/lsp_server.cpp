@@ -25,7 +25,7 @@ LspServer::LspServer(const analysis::Catalog& catalog, ServerOptions options, Tr
     : catalog_(catalog), options_(std::move(options)), out_(out) {
   AnalysisServerOptions core;
   core.debounce_ms = options_.debounce_ms;
-  core.binding = options_.binding;
+  core.topology = options_.topology;
   core.disk_reader = options_.disk_reader;
   core.watch_ms = options_.watch_ms;
   core.before_analysis = options_.before_analysis;
@@ -171,7 +171,6 @@ void LspServer::handle_request(const json& id, const std::string& method, json& 
       if (initialized_) return shared->error(kInvalidRequest, "initialize was already received");
       return shared->result(initialize(params));
     }
-    if (method == "codeAction/resolve") return shared->result(code_action_resolve(params));
     if (method == "textDocument/hover") return hover(shared, params);
     if (method == "textDocument/codeAction") return code_action(shared, params);
     if (method == "textDocument/codeLens") return code_lens(shared, params);
@@ -260,7 +259,6 @@ json LspServer::initialize(const json& params) {
   ClientCapabilities client = client_capabilities(params.value("capabilities", json::object()));
   Encoding enc = client.encoding;
   core_->set_encoding(enc);
-  can_resolve_ = client.resolves_edits;
   pull_diagnostics_ = client.pulls_diagnostics;
   const json opts = params.value("initializationOptions", json::object());
   if (opts.is_object()) {
@@ -284,9 +282,9 @@ json LspServer::initialize(const json& params) {
           path_to_uri((std::filesystem::path(root) / "docs").lexically_normal().string()));
   }
   initialized_ = true;
-  spdlog::info("initialize: encoding {}, resolve {}, docs '{}', mask {}, diagnostics {}",
-               enc == Encoding::kUtf8 ? "utf-8" : "utf-16", can_resolve_, core_->docs_base(),
-               mask_host_names_, pull_diagnostics_ ? "pulled" : "pushed");
+  spdlog::info("initialize: encoding {}, docs '{}', mask {}, diagnostics {}",
+               enc == Encoding::kUtf8 ? "utf-8" : "utf-16", core_->docs_base(), mask_host_names_,
+               pull_diagnostics_ ? "pulled" : "pushed");
   return {{"capabilities", server_capabilities(client, command_names())},
           {"serverInfo", {{"name", "firstfault"}, {"version", FF_VERSION}}}};
 }
@@ -400,25 +398,12 @@ void LspServer::code_action(SharedReply reply, const json& params) {
   std::string uri = uri_of(params);
   Range range = range_of(member(params, "range", "range"));
   core_->code_actions(
-      id_key(reply->id()), uri, range, can_resolve_,
+      id_key(reply->id()), uri, range,
       answer<std::vector<CodeActionItem>>(reply, [](const std::vector<CodeActionItem>& actions) {
         json out = json::array();
         for (const auto& a : actions) out.push_back(code_action_json(a));
         return out;
       }));
-}
-
-json LspServer::code_action_resolve(const json& params) {
-  const json& data = member(params, "data", "data");
-  auto kind = parse_action_kind(member(data, "kind", "data.kind").get<std::string>());
-  if (!kind) invalid_params("data.kind names no kind of action this server resolves");
-  ActionKey key{member(data, "uri", "data.uri").get<std::string>(),
-                member(data, "rule", "data.rule").get<std::string>(), *kind};
-  auto edit = core_->resolve(key);
-  if (!edit) invalid_params("nothing to resolve for rule '" + key.rule_id + "'");
-  json out = params;
-  out["edit"] = file_edit_json(*edit);
-  return out;
 }
 
 void LspServer::code_lens(SharedReply reply, const json& params) {

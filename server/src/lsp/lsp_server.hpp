@@ -40,9 +40,9 @@ struct ServerOptions {
   // periods while it lasts). Never below 50.
   int debounce_ms = 50;
   std::size_t max_message = kDefaultMaxMessage;
-  // Offers the per-rank NCCL_IB_HCA binding as a code action (the fix engine's, set by
-  // the CLI); none: the action is not offered.
-  std::shared_ptr<BindingEditProvider> binding;
+  // Where the fix planner's topology comes from (cached per folder; fix/topology_provider.hpp);
+  // none: the log's folder, its logs and this machine.
+  std::shared_ptr<fix::TopologyProvider> topology;
   // Reads logs from disk for firstfault.analyzeFile (the CLI's memory-mapped inputs); none:
   // the command fails. Files read so are checked for growth every watch_ms.
   std::shared_ptr<DiskFileReader> disk_reader;
@@ -52,7 +52,7 @@ struct ServerOptions {
   // embeds the server (the fuzzer) keeps the process; the server then drops what follows.
   std::function<void(int code)> exit_process;
   // Tests: runs on the analysis thread before each analysis, and on a worker before each
-  // slow job (topology, a selection's analysis, a binding fix), to count them or to hold one
+  // slow job (topology, a selection's analysis, the fix planner), to count them or to hold one
   // while requests arrive.
   std::function<void()> before_analysis;
   std::function<void()> before_work;
@@ -122,7 +122,6 @@ class LspServer final : public MessageReceiver, public ReplyOnce::Sink {
   void did_close(const json& params);
   void hover(SharedReply reply, const json& params);
   void code_action(SharedReply reply, const json& params);
-  json code_action_resolve(const json& params);
   void code_lens(SharedReply reply, const json& params);
   void pull_diagnostics(SharedReply reply, const json& params);
 
@@ -149,7 +148,6 @@ class LspServer final : public MessageReceiver, public ReplyOnce::Sink {
 
   // Protocol-thread state.
   bool initialized_ = false;
-  bool can_resolve_ = false;
   bool mask_host_names_ = false;  // initializationOptions.maskHostNames
   // With maskHostNames: one table of pseudonyms for the session, so a host is the same
   // `host-1` in the diagnostics, the reports and the diagnosed texts (protocol thread only).
