@@ -2,7 +2,8 @@
 # Runs every test: the unit, corpus, rule, CLI, topology, fix, hostile-input and
 # language-server tests in the normal build, the same suite in an AddressSanitizer + UBSan
 # build, then each libFuzzer target for a bounded time.
-# Then the VS Code extension: its unit tests (node's test runner) and the end-to-end test
+# Then the VS Code extension: its unit tests (node's test runner), the function-length check
+# (tools/check_function_length.py), and the end-to-end test
 # in a real VS Code (code-server in headless Chromium; the first run installs and caches it).
 # Then the release: tools/release.sh builds the static x86-64 and aarch64 binaries, tarballs,
 # wheels and .vsix into dist/, and tests/release/release_test.sh proves they run (a minimal
@@ -28,6 +29,8 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs" --timeout 300
 (cd extension && { [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error; } && npm test)
+# No function grows past 120 lines (the ones longer before the check only shrink).
+python3 tools/check_function_length.py
 if [ "$release" = 1 ]; then
   bash tools/release.sh
   bash tests/release/release_test.sh
