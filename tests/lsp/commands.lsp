@@ -1,4 +1,5 @@
-# workspace/executeCommand: diagnoseText, checkTopology (with progress), runVerification,
+# workspace/executeCommand: diagnoseText, checkTopology (with progress; of a file given as
+# {file} or a string, which must be absolute), runVerification,
 # and hover on the table's variables in YAML and Python.
 send {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}
 expect {"id":1,"result":{}}
@@ -8,6 +9,14 @@ send {"jsonrpc":"2.0","id":3,"method":"workspace/executeCommand","params":{"comm
 expect {"method":"$/progress","params":{"token":"topo-1","value":{"kind":"begin"}}}
 expect {"method":"$/progress","params":{"token":"topo-1","value":{"kind":"end"}}}
 expect 20 {"id":3}
+send {"jsonrpc":"2.0","id":31,"method":"workspace/executeCommand","params":{"command":"firstfault.checkTopology","arguments":[{"file":"${ROOT}/tests/data/topologies/nvidia-smi-topo/NVIDIA-nccl-1357.txt"}]}}
+expect 20 {"id":31,"result":{"source":"nvidia-smi","binding":{"origin":"re:NVIDIA-nccl-1357.txt$","ranks":[{"gpu":"GPU0"}]}}}
+send {"jsonrpc":"2.0","id":32,"method":"workspace/executeCommand","params":{"command":"firstfault.checkTopology","arguments":["${ROOT}/tests/data/topologies/nccl-log/two-node-ib.log"]}}
+expect 20 {"id":32,"result":{"source":"nccl-log"}}
+send {"jsonrpc":"2.0","id":33,"method":"workspace/executeCommand","params":{"command":"firstfault.checkTopology","arguments":[{"file":"tests/data/topologies/nccl-log/two-node-ib.log"}]}}
+expect {"id":33,"error":{"code":-32602,"message":"re:absolute path"}}
+send {"jsonrpc":"2.0","id":34,"method":"workspace/executeCommand","params":{"command":"firstfault.checkTopology","arguments":[{"file":"${ROOT}/tests/data/no-such-topology.txt"}]}}
+expect 20 {"id":34,"error":{"message":"re:cannot read the topology file"}}
 send {"jsonrpc":"2.0","id":4,"method":"workspace/executeCommand","params":{"command":"firstfault.runVerification","arguments":["nvidia-smi"]}}
 expect {"id":4,"result":{"command":"nvidia-smi"}}
 send {"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///job/env.yaml","languageId":"yaml","version":1,"text":"env:\n  - name: NCCL_SOCKET_IFNAME\n    value: \"^docker,lo\"\n  - name: NCCL_FOO_BAR\n"}}}

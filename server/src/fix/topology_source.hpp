@@ -35,7 +35,8 @@ struct TopologyChoice {
 
 TopologyChoice choose_topology(const TopologyInputs& in);
 
-// Loads a topology file of any kind we read (hwloc XML, NCCL topology XML, nvidia-smi text).
+// Loads a topology file of any kind we read, told apart by its first bytes: hwloc XML, NCCL
+// topology XML, an NCCL_DEBUG=INFO log, nvidia-smi text. `kind` names the one it was read as.
 topology::LoadResult load_topology_file(const std::string& path, std::string* kind = nullptr);
 
 }  // namespace ff::fix

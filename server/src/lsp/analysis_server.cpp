@@ -5,6 +5,7 @@
 #include <atomic>
 #include <future>
 
+#include "fix/topology_source.hpp"
 #include "lsp/fix_actions.hpp"
 #include "parallel/parallel_scan.hpp"
 #include "topology/hwloc_loader.hpp"
@@ -256,16 +257,19 @@ void AnalysisServer::diagnose_text(Tag tag, std::string text, analysis::JobOutco
 }
 
 void AnalysisServer::check_topology(Tag tag, std::map<std::string, std::string> env,
+                                    std::string topology_file,
                                     Callback<topology::TopoAnalysis> cb) {
   run_on_worker<topology::TopoAnalysis>(
       std::move(tag),
-      [env = std::move(env)]() -> topology::TopoAnalysis {
+      [env = std::move(env), file = std::move(topology_file)]() -> topology::TopoAnalysis {
         topology::CheckOptions copt;
-        copt.live = true;
+        copt.live = file.empty();
         copt.env = env;
-        auto loaded = topology::load_live();
+        auto loaded = file.empty() ? topology::load_live() : fix::load_topology_file(file);
         if (!loaded.ok())
-          throw std::runtime_error("topology discovery failed: " + loaded.error->to_string());
+          throw std::runtime_error(
+              (file.empty() ? "topology discovery failed: " : "cannot read the topology file: ") +
+              loaded.error->to_string());
         return topology::analyze_topology(std::move(*loaded.topology), copt);
       },
       std::move(cb));

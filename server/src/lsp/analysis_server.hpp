@@ -144,11 +144,13 @@ class AnalysisServer {
     std::shared_ptr<const analysis::Analysis> analysis;
   };
   void report(Tag tag, const std::string& uri, Callback<Report> cb);
-  // On a worker: the analysis of a text (a selection), and live topology discovery with
-  // the given environment (NCCL_IB_HCA... as the process that launches the job sees it).
+  // On a worker: the analysis of a text (a selection), and topology discovery (this
+  // machine's, or the file `topology_file` when not empty: hwloc or NCCL XML, an NCCL log,
+  // nvidia-smi text, told apart by its content) checked against the given environment
+  // (NCCL_IB_HCA... as the process that launches the job sees it).
   void diagnose_text(Tag tag, std::string text, analysis::JobOutcome outcome,
                      Callback<analysis::Analysis> cb);
-  void check_topology(Tag tag, std::map<std::string, std::string> env,
+  void check_topology(Tag tag, std::map<std::string, std::string> env, std::string topology_file,
                       Callback<topology::TopoAnalysis> cb);
 
   // A log read from disk for its URI (file:// only) and followed as it grows; answered once

@@ -46,6 +46,18 @@ std::string string_argument(const std::string& command, const json& arg, const c
   invalid_params(command + " takes {" + key + ": string}");
 }
 
+// checkTopology's optional argument: a topology file to read instead of this machine, as
+// an absolute path or {file: path} (relative paths are the client's to resolve: the server
+// has no folder of its own to resolve them against).
+std::string topology_file_argument(const std::string& command, const json& arg) {
+  if (arg.is_null()) return {};
+  if (arg.is_object() && (!arg.contains("file") || arg["file"].is_null())) return {};
+  std::string file = string_argument(command, arg, "file");
+  if (!file.empty() && file.front() != '/')
+    invalid_params(command + ": the topology file must be an absolute path: " + file);
+  return file;
+}
+
 }  // namespace
 
 const std::vector<std::string>& LspServer::command_names() {
@@ -67,7 +79,8 @@ void LspServer::execute_command(SharedReply reply, const json& params) {
   std::string name = cmd;
   if (name == "firstfault.diagnoseText") return diagnose_text_command(reply, first);
   if (name == "firstfault.report") return report_command(reply, first);
-  if (name == "firstfault.checkTopology") return check_topology_command(reply, token);
+  if (name == "firstfault.checkTopology")
+    return check_topology_command(reply, topology_file_argument(name, first), token);
   if (name == "firstfault.analyzeFolder")
     return analyze_folder_command(reply, file_uri_argument(name, first), token);
   if (name == "firstfault.analyzeFile")
@@ -159,9 +172,10 @@ void LspServer::report_command(SharedReply reply, const json& arg) {
                 }));
 }
 
-// This machine's topology, discovered on a worker, checked against the NCCL variables of
-// the server's environment.
-void LspServer::check_topology_command(SharedReply reply, const json& token) {
+// This machine's topology, or the one a file describes, read on a worker and checked
+// against the NCCL variables of the server's environment.
+void LspServer::check_topology_command(SharedReply reply, const std::string& file,
+                                       const json& token) {
   if (!token.is_null())
     notify("$/progress",
            {{"token", token},
@@ -172,7 +186,8 @@ void LspServer::check_topology_command(SharedReply reply, const json& token) {
   auto render = answer<topology::TopoAnalysis>(
       reply, [](const topology::TopoAnalysis& t) { return topology::render_json(t); });
   core_->check_topology(
-      id_key(reply->id()), std::move(env), [this, token, render](Result<topology::TopoAnalysis> r) {
+      id_key(reply->id()), std::move(env), file,
+      [this, token, render](Result<topology::TopoAnalysis> r) {
         if (!token.is_null() && !exited_)
           notify(
               "$/progress",

@@ -130,7 +130,8 @@ class LspServer final : public MessageReceiver, public ReplyOnce::Sink {
   void execute_command(SharedReply reply, const json& params);
   void diagnose_text_command(SharedReply reply, const json& arg);
   void report_command(SharedReply reply, const json& arg);
-  void check_topology_command(SharedReply reply, const json& progress_token);
+  void check_topology_command(SharedReply reply, const std::string& file,
+                              const json& progress_token);
   void analyze_folder_command(SharedReply reply, const std::string& uri,
                               const json& progress_token);
   void analyze_file_command(SharedReply reply, const std::string& uri);
