@@ -80,6 +80,10 @@ TEST_CASE("what an ending implies", "[exit-status]") {
   CHECK_THAT(read_exit_status({7, std::nullopt}, false, false).meaning,
              Catch::Contains("/dev/shm"));
   CHECK(read_exit_status({7, std::nullopt}, false, false, true).category == "process-crash");
+  // SIGILL: code built for another CPU, a version problem.
+  CHECK(read_exit_status({4, std::nullopt}, false, false).category == "version");
+  CHECK_THAT(read_exit_status({4, std::nullopt}, false, false).meaning,
+             Catch::Contains("another CPU"));
   CHECK(read_exit_status({15, std::nullopt}, false, false).role == Role::kSymptom);
   CHECK(read_exit_status({std::nullopt, 1}, false, false).role == Role::kFallback);
   CHECK(read_exit_status({std::nullopt, 0}, false, false).category.empty());
@@ -111,6 +115,14 @@ TEST_CASE("a crash report naming SIGBUS reads as shared memory unless hardware f
     REQUIRE_FALSE(a.diagnoses.empty());
     CHECK(a.diagnoses[0].category == "shm");
   }
+  // SIGILL, named any way, is a build for another CPU.
+  Rule ill = fatal;
+  ill.id = "ill";
+  ill.patterns = {"Fatal (?:Python )?error: (?P<signal_name>Illegal instruction)"};
+  auto ci = catalog({ill});
+  auto a = run(ci, "Fatal Python error: Illegal instruction\n");
+  REQUIRE_FALSE(a.diagnoses.empty());
+  CHECK(a.diagnoses[0].category == "version");
   // Other signals stay crashes.
   auto segv = run(c, "Fatal Python error: Segmentation fault\n");
   REQUIRE_FALSE(segv.diagnoses.empty());

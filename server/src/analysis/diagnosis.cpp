@@ -321,16 +321,16 @@ bool job_on_one_host(const std::vector<Rule>& rules, const std::vector<Event>& e
   return !rows.empty();
 }
 
-// The line reports SIGBUS in one of the ways crash reports write a signal: its name, its
-// number, strsignal's words ("Bus error").
-bool names_sigbus(const Event& e) {
+// The signal a crash report names, in one of the ways they write it: its name, its number,
+// strsignal's words ("Bus error"). Zero: none.
+int named_signal(const Event& e) {
   for (std::string_view name : {"signal", "signal_name", "signo"}) {
     std::string_view v = e.capture(name);
     if (v.empty()) continue;
     auto status = decode_exit_status(v, {}, {});
-    if (status && status->signal == 7) return true;
+    if (status && status->signal) return *status->signal;
   }
-  return false;
+  return 0;
 }
 
 std::vector<Reading> read_events(const Catalog& catalog, const std::vector<Event>& events,
@@ -408,12 +408,15 @@ std::vector<Reading> read_events(const Catalog& catalog, const std::vector<Event
     if (reading.role == Role::kCause && !reading.summary && reading.category == "process-crash" &&
         r.decode != Decode::kFrame)
       find_frame(catalog, events, frames, out.size(), reading);
-    // A crash report that names SIGBUS (a signal handler's, faulthandler's, a debugger's)
-    // reads as an exit status with that signal would, unless its frames placed it.
-    if (reading.role == Role::kCause && reading.category == "process-crash" && names_sigbus(e)) {
-      ExitReading x = read_sigbus(shm, hardware);
-      reading.category = x.category;
-      if (reading.meaning.empty()) reading.meaning = x.meaning;
+    // A crash report that names SIGBUS or SIGILL (a signal handler's, faulthandler's, a
+    // debugger's) reads as an exit status with that signal would, unless its frames placed it.
+    if (reading.role == Role::kCause && reading.category == "process-crash") {
+      const int signal = named_signal(e);
+      if (signal == 7 || signal == 4) {
+        ExitReading x = signal == 7 ? read_sigbus(shm, hardware) : read_sigill();
+        reading.category = x.category;
+        if (reading.meaning.empty()) reading.meaning = x.meaning;
+      }
     }
     out.push_back(std::move(reading));
   }

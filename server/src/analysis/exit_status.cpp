@@ -111,6 +111,16 @@ ExitReading read_sigbus(bool shm_evidence, bool hardware_evidence) {
           "running out"};
 }
 
+ExitReading read_sigill() {
+  // The CPU met an instruction it does not implement: code built for another CPU (a wheel
+  // or library compiled for AVX-512 or AVX2 run on an older x86, for a newer Arm level, or
+  // with -march=native on another machine). Nothing in the job's logic does that, so the
+  // build, not the program, is at fault: a version problem.
+  return {"version", Role::kCause,
+          "died of SIGILL: the CPU met an instruction it does not have, so a binary or wheel "
+          "was built for another CPU"};
+}
+
 ExitReading read_exit_status(const ExitStatus& status, bool oom_evidence, bool shm_evidence,
                              bool hardware_evidence) {
   if (!status.signal) {
@@ -132,6 +142,7 @@ ExitReading read_exit_status(const ExitStatus& status, bool oom_evidence, bool s
     case 7:
       return read_sigbus(shm_evidence, hardware_evidence);
     case 4:
+      return read_sigill();
     case 5:
     case 6:
     case 8:

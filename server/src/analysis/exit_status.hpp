@@ -43,5 +43,7 @@ ExitReading read_exit_status(const ExitStatus& status, bool oom_evidence, bool s
 // What a SIGBUS means in a distributed training job when nothing else says: see
 // exit_status.cpp.
 ExitReading read_sigbus(bool shm_evidence, bool hardware_evidence);
+// What a SIGILL means: code built for another CPU (a version problem).
+ExitReading read_sigill();
 
 }  // namespace ff::analysis
