@@ -1,39 +1,21 @@
 // firstfault for VS Code: diagnostics from `firstfault lsp` on logs, and commands that
 // diagnose a selection, the last failed terminal command, the topology and the report.
-import {execFile} from 'child_process';
-import * as crypto from 'crypto';
-import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 
-import {LOG_SELECTOR, readSettings, ServerHost} from './client';
+import {registerCatalogCommand} from './catalog';
+import {LOG_SELECTOR, ServerHost} from './client';
+import {commandRegistrar} from './commands';
 import {activeLogUri, diskDecision, DOCUMENT_GRACE_MS, folderLogs, followedWithoutTab, TabResource, unsyncedLogTabs} from './pure/diskLogs';
-import {REPORT_SCHEME, reportPath, ReportStore} from './pure/reportDocuments';
-import {topoArgs, topologyInputKind} from './pure/serverArgs';
+import {REPORT_SCHEME} from './pure/reportDocuments';
 import {formatStatus} from './pure/status';
 import {commandDiagnosisText, commandOutcome, CommandRecord, JobOutcome} from './pure/terminalBuffer';
-import {TopoReport} from './pure/topologyHtml';
-import {TopologyPanel} from './pure/topologyPanel';
-import {verificationPlaceholders} from './pure/verification';
+import {registerReportDocuments} from './reports';
 import {terminalSelection, TerminalWatcher} from './terminal';
+import {registerTopology} from './topology';
+import {registerVerificationCommands} from './verificationCommands';
 
 const LOG_DOCUMENTS = LOG_SELECTOR as vscode.DocumentSelector;
-
-/** The firstfault-report: documents, served from a bounded store (src/pure/reportDocuments.ts). */
-class ReportDocuments implements vscode.TextDocumentContentProvider {
-  readonly store = new ReportStore();
-  private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
-  readonly onDidChange = this.emitter.event;
-  provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.store.get(uri.toString()) ?? "# firstfault\n\nThis report is no longer available.\n";
-  }
-  set(name: string, markdown: string): vscode.Uri {
-    const uri = vscode.Uri.from({ scheme: REPORT_SCHEME, path: reportPath(name) });
-    this.store.set(uri.toString(), markdown);
-    this.emitter.fire(uri);
-    return uri;
-  }
-}
 
 interface DiagnoseTextResult {
   report?: { diagnoses?: { rule?: string; title?: string; category?: string; confidence?: number }[] } & Record<string, unknown>;
@@ -45,20 +27,7 @@ interface DiagnoseTextResult {
 let host: ServerHost | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  const reports = new ReportDocuments();
-  context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(REPORT_SCHEME, reports));
-  context.subscriptions.push(reports.store.forgetOnClose((l) => vscode.workspace.onDidCloseTextDocument(l)));
-
-  const showMarkdown = async (name: string, markdown: string) => {
-    // Masked by the server when firstfault.report.maskHostNames is set (initializationOptions).
-    const uri = reports.set(name, markdown);
-    try {
-      await vscode.commands.executeCommand("markdown.showPreviewToSide", uri);
-    } catch {
-      const doc = await vscode.workspace.openTextDocument(uri);
-      await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: true });
-    }
-  };
+  const showMarkdown = registerReportDocuments(context);
 
   host = new ServerHost(context, (md, uri) => void showMarkdown(`report-${path.basename(vscode.Uri.parse(uri).path)}`, md));
   context.subscriptions.push(host);
@@ -153,18 +122,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
   context.subscriptions.push(watcher);
 
-  const cmd = (id: string, f: (...a: any[]) => unknown) =>
-    context.subscriptions.push(
-      vscode.commands.registerCommand(id, async (...a: any[]) => {
-        try {
-          return await f(...a);
-        } catch (e) {
-          const m = e instanceof Error ? e.message : String(e);
-          server.log.appendLine(`[client] ${id}: ${m}`);
-          void vscode.window.showErrorMessage(`firstfault: ${m}`, "Show Log").then((x) => x && server.log.show(true));
-        }
-      }),
-    );
+  const cmd = commandRegistrar(context, server);
 
   cmd("firstfault.diagnoseSelection", async () => {
     const ed = vscode.window.activeTextEditor;
@@ -341,49 +299,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     await reportFromServer(doc.uri);
   });
 
-  cmd("firstfault.openCatalog", async () => {
-    const candidates = [path.join(context.extensionPath, "docs", "catalog.md")];
-    for (const f of vscode.workspace.workspaceFolders ?? []) candidates.push(path.join(f.uri.fsPath, "docs", "catalog.md"));
-    const found = candidates.find((p) => fs.existsSync(p));
-    if (!found) return void vscode.window.showWarningMessage("firstfault: docs/catalog.md is not shipped in this build; see the firstfault repository's docs/catalog.md.");
-    await vscode.commands.executeCommand("markdown.showPreview", vscode.Uri.file(found));
-  });
-
-  cmd("firstfault.runVerification", async (command?: string) => {
-    if (typeof command !== "string" || !command.trim()) return;
-    // The server sends only commands whose placeholders it filled; one left (an older
-    // server, a hand-made call) is completed first: `<gpu>` is a redirection to a shell.
-    if (verificationPlaceholders(command).length)
-      return vscode.commands.executeCommand('firstfault.editVerification', command);
-    const pick = await vscode.window.showWarningMessage(`Run the verification command in a terminal?\n\n${command}`, { modal: true }, "Run");
-    if (pick !== "Run") return;
-    const t = vscode.window.createTerminal({ name: "firstfault: verify" });
-    t.show();
-    t.sendText(command, true);
-  });
-
-  cmd('firstfault.editVerification', async (command?: string) => {
-    if (typeof command !== 'string' || !command.trim()) return;
-    const left = verificationPlaceholders(command);
-    const edited = await vscode.window.showInputBox({
-      title: 'firstfault: complete the verification command',
-      prompt: left.length ? `Replace ${left.join(', ')}, then press Enter to run it in a terminal` :
-                            'Press Enter to run it in a terminal',
-      value: command,
-      valueSelection: left.length ?
-          [command.indexOf(left[0]), command.indexOf(left[0]) + left[0].length] :
-          undefined,
-      validateInput: (v) => {
-        const still = verificationPlaceholders(v);
-        return still.length ? `Still to fill in: ${still.join(', ')}` : undefined;
-      },
-      ignoreFocusOut: true,
-    });
-    if (edited === undefined || !edited.trim()) return;
-    const t = vscode.window.createTerminal({name: 'firstfault: verify'});
-    t.show();
-    t.sendText(edited, true);
-  });
+  registerCatalogCommand(cmd, context);
+  registerVerificationCommands(cmd);
 
   // Each server that starts running (first start, restart, restart after a crash) follows
   // nothing yet: the open tabs are handed to it again.
@@ -399,39 +316,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   });
   cmd("firstfault.showOutput", () => server.log.show(true));
 
-  // ---- topology: one panel with one message listener for its life (src/pure/topologyPanel.ts)
-  let lastTextEditor: vscode.TextEditor | undefined = vscode.window.activeTextEditor;
-  context.subscriptions.push(vscode.window.onDidChangeActiveTextEditor((e) => e && e.document.uri.scheme !== REPORT_SCHEME && (lastTextEditor = e)));
-  const topology = new TopologyPanel({
-    createPanel: () =>
-      vscode.window.createWebviewPanel("firstfault.topology", "firstfault: topology", vscode.ViewColumn.Active, {
-        enableScripts: true,
-        localResourceRoots: [],
-        retainContextWhenHidden: false,
-      }),
-    nonce: () => crypto.randomBytes(16).toString("base64").replace(/[^A-Za-z0-9]/g, ""),
-    copy: async (lines) => {
-      await vscode.env.clipboard.writeText(lines);
-      void vscode.window.showInformationMessage("firstfault: binding export lines copied.");
-    },
-    apply: async (lines) => {
-      const ed = lastTextEditor && !lastTextEditor.document.isClosed && lastTextEditor.document.languageId !== "log" ? lastTextEditor : undefined;
-      if (ed) {
-        await ed.edit((b) => b.insert(ed.selection.active, lines));
-        await vscode.window.showTextDocument(ed.document, ed.viewColumn);
-        void vscode.window.showInformationMessage(`firstfault: binding inserted into ${path.basename(ed.document.uri.path)}.`);
-      } else {
-        const doc = await vscode.workspace.openTextDocument({ language: "shellscript", content: `#!/bin/sh\n${lines}` });
-        await vscode.window.showTextDocument(doc, vscode.ViewColumn.Beside);
-      }
-    },
-  });
-  cmd("firstfault.showTopology", async () => {
-    const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: "firstfault: checking topology" }, () =>
-      checkTopology(context, server),
-    );
-    topology.show(report);
-  });
+  registerTopology(context, cmd, server);
 
   // ---- settings that need a restart
   context.subscriptions.push(
@@ -447,43 +332,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   await server.start();
   updateStatus();
-}
-
-async function checkTopology(context: vscode.ExtensionContext, server: ServerHost): Promise<TopoReport> {
-  const settings = readSettings();
-  const file = settings.topologyFile.trim();
-  if (!file && server.running() && server.serverCommands().includes("firstfault.checkTopology")) {
-    try {
-      return await server.execute<TopoReport>("firstfault.checkTopology", []);
-    } catch (e) {
-      server.log.appendLine(`[client] firstfault.checkTopology failed (${e instanceof Error ? e.message : e}); running firstfault topo directly`);
-    }
-  }
-  let abs = file;
-  if (file && !path.isAbsolute(file) && vscode.workspace.workspaceFolders?.[0]) abs = path.join(vscode.workspace.workspaceFolders[0].uri.fsPath, file);
-  let head = "";
-  if (abs) {
-    try {
-      const fd = fs.openSync(abs, "r");
-      const buf = Buffer.alloc(4096);
-      const n = fs.readSync(fd, buf, 0, 4096, 0);
-      fs.closeSync(fd);
-      head = buf.subarray(0, n).toString("utf8");
-    } catch (e) {
-      throw new Error(`cannot read firstfault.topology.file ${abs}: ${e instanceof Error ? e.message : e}`);
-    }
-  }
-  const exe = server.launchInfo?.command ?? "firstfault";
-  const args = topoArgs(abs, abs ? topologyInputKind(abs, head) : undefined, process.env);
-  server.log.appendLine(`[client] running ${exe} ${args.join(" ")}`);
-  const out = await new Promise<string>((resolve, reject) =>
-    execFile(exe, args, { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`firstfault topo failed: ${stderr.trim() || err.message}`));
-      else resolve(stdout);
-    }),
-  );
-  void context;
-  return JSON.parse(out) as TopoReport;
 }
 
 export async function deactivate(): Promise<void> {
