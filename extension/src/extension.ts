@@ -6,11 +6,12 @@ import * as vscode from 'vscode';
 import {registerCatalogCommand} from './catalog';
 import {LOG_SELECTOR, ServerHost} from './client';
 import {commandRegistrar} from './commands';
-import {activeLogUri, diskDecision, DOCUMENT_GRACE_MS, folderLogs, followedWithoutTab, TabResource, unsyncedLogTabs} from './pure/diskLogs';
-import {REPORT_SCHEME} from './pure/reportDocuments';
-import {formatStatus} from './pure/status';
+import {DiskLogs} from './diskLogs';
+import {folderLogs} from './pure/diskLogs';
 import {commandDiagnosisText, commandOutcome, CommandRecord, JobOutcome} from './pure/terminalBuffer';
 import {registerReportDocuments} from './reports';
+import {RootCauseStatus} from './rootCauseStatus';
+import {registerServerCommands, restartOnSettingsChange} from './serverLifecycle';
 import {terminalSelection, TerminalWatcher} from './terminal';
 import {registerTopology} from './topology';
 import {registerVerificationCommands} from './verificationCommands';
@@ -33,44 +34,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(host);
   const server = host;
 
-  // ---- status bar: the active log's root cause
-  const status = vscode.window.createStatusBarItem("firstfault.rootCause", vscode.StatusBarAlignment.Left, 50);
-  status.name = "firstfault root cause";
-  status.command = "firstfault.showReport";
-  context.subscriptions.push(status);
-  // Logs the server reads from disk (firstfault.analyzeFile): a tab VS Code does not
-  // synchronize (above 50 MB), or "Diagnose File" from the explorer.
-  const followed = new Set<string>();
-  const followedForTabs = new Set<string>();
-  const activeTabUri = (): string | undefined => {
-    const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
-    return input instanceof vscode.TabInputText ? input.uri.toString() : undefined;
-  };
-  const statusUri = (): vscode.Uri | undefined => {
-    const ed = vscode.window.activeTextEditor?.document.uri;
-    const u = activeLogUri(ed?.toString(), activeTabUri(), followed);
-    return u === undefined ? undefined : u === ed?.toString() ? ed : vscode.Uri.parse(u);
-  };
-  const updateStatus = () => {
-    const uri = statusUri();
-    if (!uri || uri.scheme === REPORT_SCHEME) return status.hide();
-    const diags = vscode.languages.getDiagnostics(uri).filter((d) => d.source === "firstfault");
-    // The language client's diagnostics carry the server's `data` (ProtocolDiagnostic).
-    const s = formatStatus(diags.map((d) => ({ severity: d.severity, message: d.message, source: d.source, data: (d as { data?: unknown }).data })));
-    if (!s) return status.hide();
-    status.text = s.text;
-    status.tooltip = s.tooltip;
-    status.backgroundColor = s.text.startsWith("$(error)") ? new vscode.ThemeColor("statusBarItem.errorBackground") : undefined;
-    status.show();
-  };
-  context.subscriptions.push(
-    vscode.languages.onDidChangeDiagnostics((e) => {
-      const active = statusUri()?.toString();
-      if (active && e.uris.some((u) => u.toString() === active)) updateStatus();
-    }),
-    vscode.window.onDidChangeActiveTextEditor(() => updateStatus()),
-    vscode.window.tabGroups.onDidChangeTabs(() => updateStatus()),
-  );
+  const disk = new DiskLogs(server);
+  const status = new RootCauseStatus(context, disk.followed);
+  disk.onChange = () => status.update();
 
   // ---- diagnosing text (selection, terminal output)
   // The heading (a terminal's command line) goes through the server, which masks it with the
@@ -179,59 +145,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const r = await server.execute<{ markdown: string }>("firstfault.report", [{ uri: uri.toString() }]);
     await showMarkdown(`report-${path.basename(uri.path)}`, r.markdown);
   };
-  const analyzeFromDisk = async (uri: vscode.Uri) => {
-    const r = await server.execute<{ uri: string; bytes: number; synchronized: boolean }>("firstfault.analyzeFile", [{ uri: uri.toString() }]);
-    if (!r.synchronized) followed.add(uri.toString());
-    server.log.appendLine(`[client] ${uri.fsPath}: ${r.synchronized ? "open in the editor, analysed as a document" : `${r.bytes} bytes read by the server, followed as it grows`}`);
-    updateStatus();
-  };
-
-  // Tabs whose log the extension cannot see: the server reads them from disk.
-  const pendingTabs = new Map<string, number>(); // uri -> when first seen
-  const syncTabs = async () => {
-    // Not while the server starts (execute() would start a second one); each server that
-    // starts running gets a syncTabs() of its own (server.onRunning).
-    if (!server.running()) return;
-    const tabs: TabResource[] = [];
-    for (const g of vscode.window.tabGroups.all)
-      for (const t of g.tabs) if (t.input instanceof vscode.TabInputText) tabs.push({ uri: t.input.uri.toString(), scheme: t.input.uri.scheme, path: t.input.uri.path });
-    const documents = new Set(vscode.workspace.textDocuments.map((d) => d.uri.toString()));
-    for (const u of followedWithoutTab(followedForTabs, new Set(tabs.map((t) => t.uri)))) {
-      followedForTabs.delete(u);
-      followed.delete(u);
-      void server.execute("firstfault.forgetFile", [{ uri: u }]).catch(() => undefined);
-    }
-    for (const u of unsyncedLogTabs(tabs, documents, followed)) {
-      const uri = vscode.Uri.parse(u);
-      const first = pendingTabs.get(u) ?? Date.now();
-      pendingTabs.set(u, first);
-      let size: number | undefined;
-      try {
-        size = (await vscode.workspace.fs.stat(uri)).size;
-      } catch {
-        size = undefined;
-      }
-      const hasDocument = vscode.workspace.textDocuments.some((d) => d.uri.toString() === u);
-      const what = diskDecision(size, hasDocument, Date.now() - first);
-      if (what === "wait") {
-        setTimeout(() => void syncTabs(), DOCUMENT_GRACE_MS);
-        continue;
-      }
-      pendingTabs.delete(u);
-      if (what === "disk") {
-        followedForTabs.add(u);
-        await analyzeFromDisk(uri).catch((e) => server.log.appendLine(`[client] ${uri.fsPath}: ${e instanceof Error ? e.message : e}`));
-      }
-    }
-    updateStatus();
-  };
-  context.subscriptions.push(vscode.window.tabGroups.onDidChangeTabs(() => void syncTabs()));
+  disk.syncTabsOnChange(context);
 
   cmd("firstfault.diagnoseFile", async (arg?: vscode.Uri) => {
     const uri = arg instanceof vscode.Uri ? arg : vscode.window.activeTextEditor?.document.uri;
     if (!uri || uri.scheme !== "file") return void vscode.window.showInformationMessage("firstfault: choose a file on disk in the explorer.");
     await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `firstfault: diagnosing ${path.basename(uri.fsPath)}` }, async () => {
-      await analyzeFromDisk(uri);
+      await disk.analyze(uri);
       await reportFromServer(uri); // answered once the file is analysed
     });
   });
@@ -266,30 +186,30 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
             if (cancel.isCancellationRequested) return { done: 0, total: -1 }; // the user cancelled
             throw e;
           }
-          for (const f of r.files) followed.add(f);
+          for (const f of r.files) disk.followed.add(f);
           return { done: r.files.length, total: r.files.length };
         }
         const names = folderLogs((await vscode.workspace.fs.readDirectory(folder)).map(([n, t]) => [n, (t & vscode.FileType.File) !== 0] as [string, boolean]));
         let done = 0;
         for (const n of names) {
           if (cancel.isCancellationRequested) break;
-          await analyzeFromDisk(vscode.Uri.joinPath(folder, n));
+          await disk.analyze(vscode.Uri.joinPath(folder, n));
           done++;
           progress.report({ increment: 100 / names.length, message: `${done} of ${names.length}` });
         }
         return { done, total: names.length };
       },
     );
-    updateStatus();
+    status.update();
     if (result.total < 0) return void vscode.window.showInformationMessage(`firstfault: diagnosing ${name} was cancelled.`);
     if (result.total === 0) return void vscode.window.showInformationMessage(`firstfault: no log files (*.log, *.out, *.err) in ${folder.fsPath}.`);
     void vscode.window.showInformationMessage(`firstfault: ${result.done} log(s) of ${name} diagnosed as one job; see the Problems panel.`);
   });
 
   cmd("firstfault.showReport", async (arg?: vscode.Uri) => {
-    const target = arg instanceof vscode.Uri ? arg : statusUri();
+    const target = arg instanceof vscode.Uri ? arg : status.uri();
     // A file the server reads from disk has no document here (above 50 MB none can be opened).
-    if (target && followed.has(target.toString())) return reportFromServer(target);
+    if (target && disk.followed.has(target.toString())) return reportFromServer(target);
     const doc = arg instanceof vscode.Uri ? await vscode.workspace.openTextDocument(arg) : vscode.window.activeTextEditor?.document;
     if (!doc) return void vscode.window.showInformationMessage("firstfault: open a log first.");
     if (vscode.languages.match(LOG_DOCUMENTS, doc) === 0) {
@@ -302,36 +222,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   registerCatalogCommand(cmd, context);
   registerVerificationCommands(cmd);
 
-  // Each server that starts running (first start, restart, restart after a crash) follows
-  // nothing yet: the open tabs are handed to it again.
-  server.onRunning = () => {
-    followed.clear();
-    followedForTabs.clear();
-    void syncTabs();
-  };
-  const restartAndResync = () => server.restart();
-  cmd("firstfault.restartServer", async () => {
-    await restartAndResync();
-    void vscode.window.showInformationMessage("firstfault: language server restarted.");
-  });
-  cmd("firstfault.showOutput", () => server.log.show(true));
+  registerServerCommands(cmd, server, disk);
 
   registerTopology(context, cmd, server);
 
-  // ---- settings that need a restart
-  context.subscriptions.push(
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (["firstfault.server.path", "firstfault.rules.directories", "firstfault.report.maskHostNames"].some((k) => e.affectsConfiguration(k))) {
-        server.log.appendLine("[client] settings changed: restarting the server");
-        void restartAndResync();
-      } else if (e.affectsConfiguration("firstfault.trace.server")) {
-        void restartAndResync(); // the log level passed on the command line follows the trace setting
-      }
-    }),
-  );
+  restartOnSettingsChange(context, server);
 
   await server.start();
-  updateStatus();
+  status.update();
 }
 
 export async function deactivate(): Promise<void> {
