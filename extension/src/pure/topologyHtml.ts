@@ -141,45 +141,51 @@ export interface RenderOptions {
   title?: string;
 }
 
-export function renderTopologyHtml(report: TopoReport, opts: RenderOptions): string {
-  const nonce = escapeHtml(opts.nonce);
-  const csp = [
+/** The page's Content-Security-Policy: nothing remote, only the nonce'd style and script. */
+function contentSecurityPolicy(nonce: string, cspSource: string): string {
+  return [
     "default-src 'none'",
     `style-src 'nonce-${nonce}'`,
     `script-src 'nonce-${nonce}'`,
-    `img-src ${opts.cspSource} data:`,
+    `img-src ${cspSource} data:`,
     "font-src 'none'",
     "connect-src 'none'",
     "form-action 'none'",
     "frame-src 'none'",
   ].join("; ");
-  const m = gpuNicMatrix(report);
-  const summary = report.summary ?? {};
-  const summaryText = Object.entries(summary)
+}
+
+function summaryHtml(summary: Record<string, number>): string {
+  return Object.entries(summary)
     .map(([k, v]) => `${escapeHtml(k.replace(/_/g, " "))}: <b>${escapeHtml(v)}</b>`)
     .join(" · ");
+}
 
-  let matrixHtml: string;
-  if (report.no_gpus || m.gpus.length === 0) matrixHtml = `<p class="empty">No GPUs found.</p>`;
-  else if (m.nics.length === 0) matrixHtml = `<p class="empty">No NICs found (${m.gpus.length} GPU(s)).</p>`;
-  else {
-    const head = `<tr><th scope="col"></th>${m.nics.map((n) => `<th scope="col">${escapeHtml(n)}</th>`).join("")}</tr>`;
-    const body = m.gpus
-      .map(
-        (g, r) =>
-          `<tr><th scope="row">${escapeHtml(g)}</th>${m.cells[r]
-            .map((c, k) => `<td class="cell ${pathClass(c)}" title="${escapeHtml(g)} → ${escapeHtml(m.nics[k])}">${escapeHtml(c ?? "?")}</td>`)
-            .join("")}</tr>`,
-      )
-      .join("");
-    matrixHtml = `<table class="matrix" id="matrix"><thead>${head}</thead><tbody>${body}</tbody></table>`;
-  }
-  const legend = PATH_LEGEND.map(([k, d]) => `<span class="cell ${pathClass(k === "NV#" ? "NV1" : k)}">${escapeHtml(k)}</span> ${escapeHtml(d)}`).join(
+/** The GPU x NIC path matrix, or why there is none. */
+function matrixHtml(report: TopoReport): string {
+  const m = gpuNicMatrix(report);
+  if (report.no_gpus || m.gpus.length === 0) return `<p class="empty">No GPUs found.</p>`;
+  if (m.nics.length === 0) return `<p class="empty">No NICs found (${m.gpus.length} GPU(s)).</p>`;
+  const head = `<tr><th scope="col"></th>${m.nics.map((n) => `<th scope="col">${escapeHtml(n)}</th>`).join("")}</tr>`;
+  const body = m.gpus
+    .map(
+      (g, r) =>
+        `<tr><th scope="row">${escapeHtml(g)}</th>${m.cells[r]
+          .map((c, k) => `<td class="cell ${pathClass(c)}" title="${escapeHtml(g)} → ${escapeHtml(m.nics[k])}">${escapeHtml(c ?? "?")}</td>`)
+          .join("")}</tr>`,
+    )
+    .join("");
+  return `<table class="matrix" id="matrix"><thead>${head}</thead><tbody>${body}</tbody></table>`;
+}
+
+function legendHtml(): string {
+  return PATH_LEGEND.map(([k, d]) => `<span class="cell ${pathClass(k === "NV#" ? "NV1" : k)}">${escapeHtml(k)}</span> ${escapeHtml(d)}`).join(
     " &nbsp; ",
   );
+}
 
-  const findings = report.findings ?? [];
-  const findingsHtml = findings.length
+function findingsHtml(findings: TopoFinding[]): string {
+  return findings.length
     ? `<table class="findings" id="findings"><thead><tr><th>status</th><th>check</th><th>subject</th><th>reason</th></tr></thead><tbody>${findings
         .map(
           (f) =>
@@ -191,9 +197,10 @@ export function renderTopologyHtml(report: TopoReport, opts: RenderOptions): str
         )
         .join("")}</tbody></table>`
     : `<p class="empty">No findings.</p>`;
+}
 
-  const ranks = report.binding?.ranks ?? [];
-  const bindingHtml = ranks.length
+function bindingHtml(ranks: TopoRank[]): string {
+  return ranks.length
     ? `<table class="binding" id="binding"><thead><tr><th>local rank</th><th>GPU</th><th>NIC</th><th>HCA</th><th>path</th><th>NCCL_IB_HCA</th><th>NUMA</th><th>CPUs</th><th>socket if</th><th>note</th></tr></thead><tbody>${ranks
         .map(
           (r) =>
@@ -205,20 +212,24 @@ export function renderTopologyHtml(report: TopoReport, opts: RenderOptions): str
         )
         .join("")}</tbody></table>`
     : `<p class="empty">No binding could be computed.</p>`;
-  const exportLines = bindingExportLines(report.binding);
+}
+
+/** The export lines, with the buttons that copy them or apply them to a launch script. */
+function exportsHtml(exportLines: string): string {
+  return exportLines
+    ? `<pre id="exports">${escapeHtml(exportLines)}</pre>
+<p><button id="apply" title="Insert these lines into the active editor (a launch script)">Apply to launch script</button><button id="copy" class="secondary">Copy export lines</button></p>`
+    : "";
+}
+
+function notesHtml(report: TopoReport): string {
   const notes = [...(report.notes ?? []), ...(report.binding?.notes ?? [])].map((n) =>
     typeof n === "string" ? n : `${n.line !== undefined ? `line ${n.line}: ` : ""}${n.message ?? ""}`,
   );
+  return notes.length ? `<h2>Notes</h2><ul>${notes.map((n) => `<li>${escapeHtml(n)}</li>`).join("")}</ul>` : "";
+}
 
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>${escapeHtml(opts.title ?? "firstfault: topology")}</title>
-<style nonce="${nonce}">
-body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); padding: 0 16px 24px; }
+const PAGE_STYLE = `body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); padding: 0 16px 24px; }
 h1 { font-size: 1.3em; } h2 { font-size: 1.1em; margin-top: 1.4em; }
 table { border-collapse: collapse; margin: 6px 0; }
 th, td { border: 1px solid var(--vscode-panel-border, #8884); padding: 3px 8px; text-align: left; vertical-align: top; }
@@ -237,34 +248,45 @@ pre { background: var(--vscode-textCodeBlock-background, #8882); padding: 8px; o
 button { background: var(--vscode-button-background); color: var(--vscode-button-foreground); border: none; padding: 5px 12px; margin-right: 8px; cursor: pointer; }
 button:hover { background: var(--vscode-button-hoverBackground); }
 button.secondary { background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); }
-.empty { opacity: 0.8; font-style: italic; }
+.empty { opacity: 0.8; font-style: italic; }`;
+
+// The page's one script: the buttons post their id to the extension (src/pure/topologyPanel.ts).
+const PAGE_SCRIPT = `(function () {
+  const vscode = acquireVsCodeApi();
+  for (const id of ["apply", "copy"]) {
+    const b = document.getElementById(id);
+    if (b) b.addEventListener("click", () => vscode.postMessage({ type: id }));
+  }
+})();`;
+
+export function renderTopologyHtml(report: TopoReport, opts: RenderOptions): string {
+  const nonce = escapeHtml(opts.nonce);
+  const summaryText = summaryHtml(report.summary ?? {});
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(nonce, opts.cspSource)}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<title>${escapeHtml(opts.title ?? "firstfault: topology")}</title>
+<style nonce="${nonce}">
+${PAGE_STYLE}
 </style>
 </head>
 <body>
 <h1>firstfault: GPU × NIC topology</h1>
 <p class="meta">source: <b>${escapeHtml(report.source ?? "?")}</b> · origin: <code>${escapeHtml(report.origin ?? "?")}</code>${summaryText ? `<br>${summaryText}` : ""}</p>
 <h2>Paths</h2>
-${matrixHtml}
-<div class="legend">${legend}</div>
+${matrixHtml(report)}
+<div class="legend">${legendHtml()}</div>
 <h2>Findings</h2>
-${findingsHtml}
+${findingsHtml(report.findings ?? [])}
 <h2>Binding</h2>
-${bindingHtml}
-${
-  exportLines
-    ? `<pre id="exports">${escapeHtml(exportLines)}</pre>
-<p><button id="apply" title="Insert these lines into the active editor (a launch script)">Apply to launch script</button><button id="copy" class="secondary">Copy export lines</button></p>`
-    : ""
-}
-${notes.length ? `<h2>Notes</h2><ul>${notes.map((n) => `<li>${escapeHtml(n)}</li>`).join("")}</ul>` : ""}
+${bindingHtml(report.binding?.ranks ?? [])}
+${exportsHtml(bindingExportLines(report.binding))}
+${notesHtml(report)}
 <script nonce="${nonce}">
-(function () {
-  const vscode = acquireVsCodeApi();
-  for (const id of ["apply", "copy"]) {
-    const b = document.getElementById(id);
-    if (b) b.addEventListener("click", () => vscode.postMessage({ type: id }));
-  }
-})();
+${PAGE_SCRIPT}
 </script>
 </body>
 </html>
