@@ -1,15 +1,13 @@
-// Check Topology: `firstfault topo` run by the server (or directly), shown in one panel with
-// one message listener for its life (src/pure/topologyPanel.ts).
-import { execFile } from "child_process";
+// Check Topology: the language server's firstfault.checkTopology (this machine, or the file
+// firstfault.topology.file names, read and told apart by the server), shown in one panel
+// with one message listener for its life (src/pure/topologyPanel.ts).
 import * as crypto from "crypto";
-import * as fs from "fs";
 import * as path from "path";
 import * as vscode from "vscode";
 
 import { readSettings, ServerHost } from "./client";
 import { RegisterCommand } from "./commands";
 import { REPORT_SCHEME } from "./pure/reportDocuments";
-import { topoArgs, topologyInputKind } from "./pure/serverArgs";
 import { TopoReport } from "./pure/topologyHtml";
 import { TopologyPanel } from "./pure/topologyPanel";
 
@@ -17,7 +15,7 @@ export function registerTopology(context: vscode.ExtensionContext, cmd: Register
   const topology = topologyPanel(context);
   cmd("firstfault.showTopology", async () => {
     const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: "firstfault: checking topology" }, () =>
-      checkTopology(context, server),
+      checkTopology(server),
     );
     topology.show(report);
   });
@@ -53,39 +51,16 @@ function topologyPanel(context: vscode.ExtensionContext): TopologyPanel {
   });
 }
 
-async function checkTopology(context: vscode.ExtensionContext, server: ServerHost): Promise<TopoReport> {
-  const settings = readSettings();
-  const file = settings.topologyFile.trim();
-  if (!file && server.running() && server.serverCommands().includes("firstfault.checkTopology")) {
-    try {
-      return await server.execute<TopoReport>("firstfault.checkTopology", []);
-    } catch (e) {
-      server.log.appendLine(`[client] firstfault.checkTopology failed (${e instanceof Error ? e.message : e}); running firstfault topo directly`);
-    }
-  }
+/** The topology report, always from the language server: it reads this machine, or the
+ * topology file (relative to the first workspace folder), on a worker. */
+async function checkTopology(server: ServerHost): Promise<TopoReport> {
+  const file = readSettings().topologyFile.trim();
   let abs = file;
-  if (file && !path.isAbsolute(file) && vscode.workspace.workspaceFolders?.[0]) abs = path.join(vscode.workspace.workspaceFolders[0].uri.fsPath, file);
-  let head = "";
-  if (abs) {
-    try {
-      const fd = fs.openSync(abs, "r");
-      const buf = Buffer.alloc(4096);
-      const n = fs.readSync(fd, buf, 0, 4096, 0);
-      fs.closeSync(fd);
-      head = buf.subarray(0, n).toString("utf8");
-    } catch (e) {
-      throw new Error(`cannot read firstfault.topology.file ${abs}: ${e instanceof Error ? e.message : e}`);
-    }
+  if (file && !path.isAbsolute(file)) {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!folder) throw new Error(`firstfault.topology.file "${file}" is a relative path and no folder is open`);
+    abs = path.join(folder.uri.fsPath, file);
   }
-  const exe = server.launchInfo?.command ?? "firstfault";
-  const args = topoArgs(abs, abs ? topologyInputKind(abs, head) : undefined, process.env);
-  server.log.appendLine(`[client] running ${exe} ${args.join(" ")}`);
-  const out = await new Promise<string>((resolve, reject) =>
-    execFile(exe, args, { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`firstfault topo failed: ${stderr.trim() || err.message}`));
-      else resolve(stdout);
-    }),
-  );
-  void context;
-  return JSON.parse(out) as TopoReport;
+  if (!server.running()) throw new Error("the firstfault language server is not running (see the firstfault output)");
+  return server.execute<TopoReport>("firstfault.checkTopology", abs ? [{ file: abs }] : []);
 }

@@ -69,28 +69,3 @@ export function serverLaunch(s: FirstfaultSettings, ctx: LaunchContext, home?: s
   if (ctx.exists(bundled)) return { command: bundled, args, origin: "bundled" };
   return { command: "firstfault", args, origin: "path" };
 }
-
-export type TopologyInputKind = "xml" | "nvidia-smi" | "nccl-topo" | "from-log";
-
-/** Which `firstfault topo` flag reads this file, judged by its name and first bytes. */
-export function topologyInputKind(file: string, head: string): TopologyInputKind {
-  const h = head.slice(0, 4096);
-  if (/<system[\s>]/.test(h) && /<cpu[\s>]|<pci[\s>]/.test(h) && !/<topology[\s>]/.test(h)) return "nccl-topo";
-  if (/<topology[\s>]/.test(h) || /<object[\s>]/.test(h)) return "xml";
-  if (/^\s*<\?xml/.test(h) || /\.xml$/i.test(file)) return /<system/.test(h) ? "nccl-topo" : "xml";
-  if (/NCCL INFO/.test(h)) return "from-log";
-  if (/\bGPU0\b/.test(h) && /\bLegend\b|\bX\b/.test(h)) return "nvidia-smi";
-  if (/\.(log|out|err)$/i.test(file)) return "from-log";
-  return "nvidia-smi";
-}
-
-/** Arguments for running `firstfault topo --format json` directly. */
-export function topoArgs(topologyFile: string, kind: TopologyInputKind | undefined, env: Record<string, string | undefined>): string[] {
-  const args = ["topo", "--format", "json"];
-  if (topologyFile && kind) args.push(`--${kind}`, topologyFile);
-  for (const v of ["NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "LOCAL_RANK", "CUDA_VISIBLE_DEVICES"]) {
-    const val = env[v];
-    if (val !== undefined && val !== "") args.push("--env", `${v}=${val}`);
-  }
-  return args;
-}

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
 import * as path from "path";
-import { bundledServerPath, FirstfaultSettings, serverLaunch, topoArgs, topologyInputKind } from "../../src/pure/serverArgs";
+import { bundledServerPath, FirstfaultSettings, serverLaunch } from "../../src/pure/serverArgs";
 
 const base: FirstfaultSettings = { serverPath: "", rulesDirectories: [], topologyFile: "", terminalOffer: "ask", maskHostNames: false, traceServer: "off" };
 const ext = "/ext";
@@ -38,18 +38,4 @@ test("an untrusted workspace ignores server.path and rules directories", () => {
   const l = serverLaunch({ ...base, serverPath: "/evil", rulesDirectories: ["/r"] }, { extensionPath: ext, platform: "linux", arch: "x64", exists: (p) => p === bundled, trusted: false });
   assert.equal(l.command, bundled);
   assert.ok(!l.args.includes("--rules"));
-});
-
-test("topologyInputKind recognises each input", () => {
-  assert.equal(topologyInputKind("node.xml", '<?xml version="1.0"?>\n<topology version="2.0"><object type="Machine">'), "xml");
-  assert.equal(topologyInputKind("t.xml", '<system version="1"><cpu numaid="0"><pci busid="0000:1b:00.0">'), "nccl-topo");
-  assert.equal(topologyInputKind("topo.txt", "\tGPU0\tGPU1\tNIC0\nGPU0\t X \tNV12\tPIX\n\nLegend:\n"), "nvidia-smi");
-  assert.equal(topologyInputKind("run.log", "host:1:1 [0] NCCL INFO Channel 00 : 0 1"), "from-log");
-});
-
-test("topoArgs passes the file and the job's NCCL variables", () => {
-  assert.deepEqual(topoArgs("", undefined, {}), ["topo", "--format", "json"]);
-  assert.deepEqual(topoArgs("/t/node.xml", "xml", { NCCL_IB_HCA: "mlx5_0", NCCL_SOCKET_IFNAME: "", PATH: "/bin" }), [
-    "topo", "--format", "json", "--xml", "/t/node.xml", "--env", "NCCL_IB_HCA=mlx5_0",
-  ]);
 });
