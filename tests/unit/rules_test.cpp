@@ -1,12 +1,14 @@
 // Rule files: loading errors name the file, the rule and the field; user rules override
 // built-ins by id; the shipped catalog is valid.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "analysis/catalog.hpp"
 #include "analysis/taxonomy.hpp"
+#include "rules/env_var_docs.hpp"
 #include "rules/rule_lint.hpp"
 #include "rules/rule_loader.hpp"
 
@@ -245,4 +247,40 @@ TEST_CASE("lint finds duplicates, failing examples and shadowed rules", "[rules]
   CHECK_THAT(all, Catch::Contains("dup.json: rule 'test-rule': field 'id': duplicates"));
   CHECK_THAT(all, Catch::Contains("rule 'bad-examples': field 'examples.match'"));
   CHECK_THAT(all, Catch::Contains("rule 'weak': field 'patterns': shadowed"));
+}
+
+TEST_CASE("the variables explained on hover are data, checked like the rules", "[rules]") {
+  // The built-in file: every entry complete, the ones the fixes set among them.
+  const auto& docs = rules::builtin_env_var_docs();
+  CHECK(docs.size() >= 20);
+  for (const char* name : {"NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "NCCL_DEBUG"}) {
+    const rules::EnvVarDoc* d = rules::find_env_var(name);
+    REQUIRE(d != nullptr);
+    CHECK_FALSE(d->meaning.empty());
+    CHECK_FALSE(d->syntax.empty());
+  }
+  CHECK(rules::find_env_var("NCCL_NO_SUCH_THING") == nullptr);
+  std::vector<rules::RuleProblem> none;
+  rules::parse_env_var_docs(rules::builtin_env_var_docs_text(), "b", none);
+  CHECK(none.empty());
+  // A broken file: each problem names the file and the place; good entries are kept.
+  const char* text = R"({"variables": [
+    {"name": "NCCL_A", "owner": "NCCL", "default": "0", "meaning": "m", "syntax": "s"},
+    {"name": "NCCL_B", "owner": "NCCL", "default": "0", "meaning": "", "syntax": "s"},
+    {"name": "NCCL_A", "owner": "NCCL", "default": "0", "meaning": "m", "syntax": "s"},
+    {"name": "NCCL_C", "owner": "NCCL", "default": "0", "meaning": "m", "syntax": "s", "x": 1},
+    7]})";
+  std::vector<rules::RuleProblem> ps;
+  auto got = rules::parse_env_var_docs(text, "vars.json", ps);
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].name == "NCCL_A");
+  const std::string all = problems_text(ps);
+  CHECK_THAT(
+      all, Catch::Contains("vars.json: field 'variables[1].meaning': must be a non-empty string"));
+  CHECK_THAT(all, Catch::Contains("field 'variables[2].name': 'NCCL_A' is described twice"));
+  CHECK_THAT(all, Catch::Contains("field 'variables[3].x': unknown field"));
+  CHECK_THAT(all, Catch::Contains("field 'variables[4]': must be an object"));
+  std::vector<rules::RuleProblem> bad;
+  CHECK(rules::parse_env_var_docs("{ nope", "v.json", bad).empty());
+  CHECK_THAT(problems_text(bad), Catch::Contains("v.json: not valid JSON"));
 }

@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/rule_set.hpp"
 #include "rules/catalog_doc.hpp"
+#include "rules/env_var_docs.hpp"
 #include "rules/rule_lint.hpp"
 #include "rules/rule_loader.hpp"
 
@@ -62,7 +63,11 @@ int run_rules(const std::vector<std::string>& args) {
   if (sub == "lint") {
     std::vector<rules::RuleProblem> problems;
     std::vector<analysis::Rule> raw;
-    if (builtin) raw = rules::builtin_rules(problems);
+    if (builtin) {
+      raw = rules::builtin_rules(problems);
+      rules::parse_env_var_docs(rules::builtin_env_var_docs_text(),
+                                "builtin:variables/env-vars.json", problems);
+    }
     for (const auto& d : rule_dirs)
       for (auto& r : rules::load_rule_dir(d, problems)) raw.push_back(std::move(r));
     auto rep = rules::lint(raw, std::move(problems));

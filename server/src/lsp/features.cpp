@@ -11,8 +11,8 @@
 #include "analysis/line_cursor.hpp"
 #include "fix/engine.hpp"
 #include "fix/verify_command.hpp"
-#include "lsp/nccl_vars.hpp"
 #include "report/report.hpp"
+#include "rules/env_var_docs.hpp"
 
 namespace ff::lsp {
 
@@ -654,7 +654,7 @@ std::optional<Hover> FeatureServer::hover(const std::string& uri, Position pos) 
       Range r{{pos.line, byte_to_column(line, b, encoding_)},
               {pos.line, byte_to_column(line, e, encoding_)}};
       std::ostringstream md;
-      if (const EnvVarDoc* v = find_env_var(word)) {
+      if (const rules::EnvVarDoc* v = rules::find_env_var(word)) {
         md << "### `" << v->name << "`\n\n*" << v->owner << "* · default: " << v->deflt << "\n\n"
            << v->meaning << "\n\n**Syntax**: " << v->syntax << "\n";
       } else {

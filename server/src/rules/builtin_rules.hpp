@@ -13,5 +13,7 @@ struct EmbeddedFile {
 };
 
 std::span<const EmbeddedFile> builtin_rule_files();
+// The data files beside them (rules/variables/*.json), named "variables/<file>".
+std::span<const EmbeddedFile> builtin_data_files();
 
 }  // namespace ff::rules
