@@ -494,153 +494,170 @@ std::string outlier_reason(const std::vector<Event>& events, const CrossRankFind
          f.majority_value;
 }
 
-}  // namespace
-
-Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanState state,
-                  const JobOutcome& outcome) {
-  Analysis out;
-  out.outcome = outcome;
-  out.files = std::move(files);
-  out.events = std::move(state.events);
-  out.rule_hits = std::move(state.rule_hits);
-  out.counted = std::move(state.counted);
-  const auto& rules = catalog.rules();
-  const auto& events = out.events;
-  const std::vector<Reading> readings = read_events(catalog, events, out.rule_hits);
-  auto weight = [&](std::size_t i) {
-    return event_weight(rules[events[i].rule], events[i], readings[i]);
-  };
-
-  // Sort every event by what it says.
+// The state diagnose's phases share: every event read and sorted by what it says, the
+// hypotheses built from them, and the lines set aside as findings. The phases run in the
+// order diagnose calls them; each depends on what the ones before it left here.
+struct Diagnoser {
+  const std::vector<Rule>& rules;
+  const std::vector<Event>& events;
+  const JobOutcome& outcome;
+  const std::vector<Reading> readings;
   std::vector<std::size_t> causes, summaries, symptoms, fallbacks, findings;
   std::map<std::size_t, std::vector<std::size_t>> by_rule;
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    const Reading& rd = readings[i];
-    switch (rd.role) {
-      case Role::kContext:
-        // A frame is read beside its crash (read_events), not listed as the job's setting.
-        if (rules[events[i].rule].decode != Decode::kFrame) out.context.push_back(i);
-        continue;
-      case Role::kFinding:
-        findings.push_back(i);
-        continue;
-      case Role::kFallback:
-        fallbacks.push_back(i);
-        continue;
-      case Role::kCause:
-        (rd.summary ? summaries : causes).push_back(i);
-        break;
-      case Role::kSymptom:
-        symptoms.push_back(i);
-        break;
-    }
-    by_rule[events[i].rule].push_back(i);
-  }
-  // Lines that must agree across the job are compared whatever their role (a benign
-  // version banner included).
-  std::map<std::size_t, std::vector<std::size_t>> must_agree;
-  for (std::size_t i = 0; i < events.size(); ++i)
-    if (rules[events[i].rule].agree) must_agree[events[i].rule].push_back(i);
-
   std::map<std::size_t, CrossRankFinding> crossrank;
-  for (const auto& [rule, idx] : by_rule)
-    if (rules[rule].cross_rank)
-      if (auto f = compare_across_ranks(events, idx, *rules[rule].cross_rank)) crossrank[rule] = *f;
-
   std::map<std::string, Hypothesis> hyps;
-  auto add = [&](const std::string& category, std::size_t ev, double score, bool symptom) {
+  std::set<std::size_t> promoted;             // desync symptoms made a cause
+  std::vector<std::size_t> unused_summaries;  // collateral of a more direct hypothesis
+  std::vector<std::size_t> unexplaining;      // findings no failure evidence in the log needs
+  std::vector<std::size_t> quiet;             // failure evidence demoted to findings
+  bool only_info = false;
+
+  Diagnoser(const Catalog& c, const Analysis& a, const JobOutcome& o)
+      : rules(c.rules()),
+        events(a.events),
+        outcome(o),
+        readings(read_events(c, a.events, a.rule_hits)) {}
+
+  double weight(std::size_t i) const {
+    return event_weight(rules[events[i].rule], events[i], readings[i]);
+  }
+  bool info(std::size_t i) const { return events[i].source.severity == Severity::kInfo; }
+
+  void add(const std::string& category, std::size_t ev, double score, bool symptom) {
     Hypothesis& h = hyps[category];
     h.category = category;
     h.events.push_back(ev);
     if (h.events.size() == 1 || score > h.score) h.score = score;
     h.from_symptoms = (h.events.size() == 1 ? symptom : h.from_symptoms && symptom);
-  };
-  for (std::size_t i : causes) add(readings[i].category, i, weight(i), false);
+  }
+
+  // Sort every event by what it says.
+  void sort_by_role(std::vector<std::size_t>& context) {
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      const Reading& rd = readings[i];
+      switch (rd.role) {
+        case Role::kContext:
+          // A frame is read beside its crash (read_events), not listed as the job's setting.
+          if (rules[events[i].rule].decode != Decode::kFrame) context.push_back(i);
+          continue;
+        case Role::kFinding:
+          findings.push_back(i);
+          continue;
+        case Role::kFallback:
+          fallbacks.push_back(i);
+          continue;
+        case Role::kCause:
+          (rd.summary ? summaries : causes).push_back(i);
+          break;
+        case Role::kSymptom:
+          symptoms.push_back(i);
+          break;
+      }
+      by_rule[events[i].rule].push_back(i);
+    }
+  }
+
+  // Lines that must agree across the job are compared whatever their role (a benign
+  // version banner included).
+  std::map<std::size_t, std::vector<std::size_t>> lines_that_must_agree() const {
+    std::map<std::size_t, std::vector<std::size_t>> must_agree;
+    for (std::size_t i = 0; i < events.size(); ++i)
+      if (rules[events[i].rule].agree) must_agree[events[i].rule].push_back(i);
+    return must_agree;
+  }
+
+  void compare_ranks() {
+    for (const auto& [rule, idx] : by_rule)
+      if (rules[rule].cross_rank)
+        if (auto f = compare_across_ranks(events, idx, *rules[rule].cross_rank))
+          crossrank[rule] = *f;
+  }
 
   // Symptoms that reveal a desync across ranks become a cause-level hypothesis.
-  std::set<std::size_t> promoted;
-  for (const auto& [rule, f] : crossrank) {
-    const Rule& r = rules[rule];
-    if (r.cross_rank->mismatch_category.empty() || r.role != Role::kSymptom) continue;
-    const std::string& cat = r.cross_rank->mismatch_category;
-    for (std::size_t i : by_rule[rule]) {
-      if (readings[i].role != Role::kSymptom) continue;
-      add(cat, i, std::max(kMismatchScore, r.weight), false);
-      promoted.insert(i);
+  void promote_desyncs() {
+    for (const auto& [rule, f] : crossrank) {
+      const Rule& r = rules[rule];
+      if (r.cross_rank->mismatch_category.empty() || r.role != Role::kSymptom) continue;
+      const std::string& cat = r.cross_rank->mismatch_category;
+      for (std::size_t i : by_rule[rule]) {
+        if (readings[i].role != Role::kSymptom) continue;
+        add(cat, i, std::max(kMismatchScore, r.weight), false);
+        promoted.insert(i);
+      }
+      Hypothesis& h = hyps[cat];
+      h.lead = f.lead;
+      h.lead_reason = outlier_reason(events, f);
     }
-    Hypothesis& h = hyps[cat];
-    h.lead = f.lead;
-    h.lead_reason = outlier_reason(events, f);
   }
+
   // Values that must agree across the job and do not: a root cause (two NCCL releases in
   // one job cannot talk to each other).
-  for (const auto& [rule, idx] : must_agree) {
-    const Agreement& ag = *rules[rule].agree;
-    auto d = find_disagreement(events, idx, ag);
-    if (!d) continue;
-    for (std::size_t i : d->lines) add(ag.category, i, ag.weight, false);
-    Hypothesis& h = hyps[ag.category];
-    h.lead = d->lead;
-    h.lead_reason = d->reason;
+  void add_disagreements(const std::map<std::size_t, std::vector<std::size_t>>& must_agree) {
+    for (const auto& [rule, idx] : must_agree) {
+      const Agreement& ag = *rules[rule].agree;
+      auto d = find_disagreement(events, idx, ag);
+      if (!d) continue;
+      for (std::size_t i : d->lines) add(ag.category, i, ag.weight, false);
+      Hypothesis& h = hyps[ag.category];
+      h.lead = d->lead;
+      h.lead_reason = d->reason;
+    }
   }
+
   // A launcher's account of how a rank ended explains the failure only when nothing more
   // direct does; otherwise it is collateral of what does.
-  std::vector<std::size_t> unused_summaries;
-  if (hyps.empty())
-    for (std::size_t i : summaries) add(readings[i].category, i, weight(i), false);
-  else
-    unused_summaries = summaries;
+  void add_summaries() {
+    if (hyps.empty())
+      for (std::size_t i : summaries) add(readings[i].category, i, weight(i), false);
+    else
+      unused_summaries = summaries;
+  }
 
   // Observations become causes only next to a failure they can explain.
-  std::set<std::string> failing;
-  for (const auto* list : {&causes, &summaries, &symptoms, &fallbacks})
-    for (std::size_t i : *list) failing.insert(readings[i].category);
-  for (const auto& [cat, h] : hyps) failing.insert(cat);
-  std::vector<std::size_t> unexplaining;  // findings no failure evidence in the log needs
-  for (std::size_t i : findings) {
-    const Rule& r = rules[events[i].rule];
-    bool explains = !failing.empty() && r.explains.empty();
-    for (const auto& c : r.explains) explains = explains || failing.count(c) > 0;
-    if (explains)
-      add(readings[i].category, i, weight(i), false);
-    else
-      unexplaining.push_back(i);
+  void add_explaining_findings() {
+    std::set<std::string> failing;
+    for (const auto* list : {&causes, &summaries, &symptoms, &fallbacks})
+      for (std::size_t i : *list) failing.insert(readings[i].category);
+    for (const auto& [cat, h] : hyps) failing.insert(cat);
+    for (std::size_t i : findings) {
+      const Rule& r = rules[events[i].rule];
+      bool explains = !failing.empty() && r.explains.empty();
+      for (const auto& c : r.explains) explains = explains || failing.count(c) > 0;
+      if (explains)
+        add(readings[i].category, i, weight(i), false);
+      else
+        unexplaining.push_back(i);
+    }
   }
 
   // Without a known failure, lines their producers printed at INFO level never lead alone:
   // when every piece of failure evidence is such a line (NCCL's teardown notes, a probe that
   // found nothing, a return-code trace), the hypotheses they made are listed as observations.
   // Under a known failure such lines may be all the evidence there is.
-  auto info = [&](std::size_t i) { return events[i].source.severity == Severity::kInfo; };
-  bool only_info = !outcome.known_failure() &&
-                   std::all_of(symptoms.begin(), symptoms.end(), info) &&
-                   std::all_of(fallbacks.begin(), fallbacks.end(), info);
-  std::vector<std::size_t> quiet;
-  auto drop_quiet = [&] {
+  void note_only_info() {
+    auto is_info = [&](std::size_t i) { return info(i); };
+    only_info = !outcome.known_failure() &&
+                std::all_of(symptoms.begin(), symptoms.end(), is_info) &&
+                std::all_of(fallbacks.begin(), fallbacks.end(), is_info);
+  }
+  void drop_quiet() {
     if (!only_info) return;
+    auto is_info = [&](std::size_t i) { return info(i); };
     for (const auto& [cat, h] : hyps)
-      if (!std::all_of(h.events.begin(), h.events.end(), info)) return;
+      if (!std::all_of(h.events.begin(), h.events.end(), is_info)) return;
     for (const auto& [cat, h] : hyps) quiet.insert(quiet.end(), h.events.begin(), h.events.end());
     hyps.clear();
-  };
-  drop_quiet();
-  const bool direct_evidence = !hyps.empty();
+  }
 
-  // A log that shows its job completing (nccl-tests' closing summary, a launcher's
-  // "succeeded") and says nothing more specific than error-level lines no rule knows: without
-  // a known failure, those lines are no failure of the job. They are listed as findings.
-  bool succeeded = false;
-  for (std::size_t r = 0; r < rules.size() && r < out.rule_hits.size(); ++r)
-    succeeded = succeeded || (rules[r].success && out.rule_hits[r] > 0);
-  // Likewise a generic error line after which its own process went on working (finished
-  // setting up a communicator): a plugin's or a probe's complaint, not what stopped the job.
-  if (hyps.empty() && !outcome.known_failure()) {
-    // A warning is, by its producer's own level, not an error: NCCL warns of conditions it
-    // goes on from (a plugin that declined, a teardown with requests outstanding). When such
-    // lines, no rule knowing them, and INFO-level lines are all the log shows of a failure,
-    // they are listed like the INFO lines are.
+  // Error-level lines no rule knows that were no failure of the job, listed as findings
+  // (diagnose says when). A warning is, by its producer's own level, not an error: NCCL
+  // warns of conditions it goes on from (a plugin that declined, a teardown with requests
+  // outstanding). When such lines, no rule knowing them, and INFO-level lines are all the
+  // log shows of a failure, they are listed like the INFO lines are.
+  void set_aside_harmless_errors(bool succeeded) {
+    auto is_info = [&](std::size_t i) { return info(i); };
     auto warning = [&](std::size_t i) { return events[i].source.severity == Severity::kWarning; };
-    if (!fallbacks.empty() && std::all_of(symptoms.begin(), symptoms.end(), info) &&
+    if (!fallbacks.empty() && std::all_of(symptoms.begin(), symptoms.end(), is_info) &&
         std::all_of(fallbacks.begin(), fallbacks.end(), warning)) {
       quiet.insert(quiet.end(), fallbacks.begin(), fallbacks.end());
       fallbacks.clear();
@@ -663,7 +680,9 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
     });
   }
 
-  if (hyps.empty()) {
+  // With no direct evidence, the symptoms (at a discount) and the first error-level line no
+  // rule names are the hypotheses.
+  void add_symptoms_and_first_error() {
     std::optional<std::size_t> first_fallback = lone_template(events, fallbacks);
     bool lone = first_fallback.has_value();
     if (!lone)
@@ -678,38 +697,41 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
       best_symptom = std::max(best_symptom, weight(i) * kSymptomDiscount);
       if (!first_symptom || happened_before(events[i], events[*first_symptom])) first_symptom = i;
     }
-    // Nothing specific: the first error-level line is the best lead there is, ahead of the
-    // symptoms when it came before all of them (they are likely its consequences).
-    if (first_fallback) {
-      double score = weight(*first_fallback);
-      // The same rank's failed exit, reported by its launcher, says this error ended it.
-      std::string who = participant(events[*first_fallback]);
-      bool ended_it = false;
-      for (std::size_t i : fallbacks)
-        ended_it = ended_it || (i != *first_fallback && readings[i].summary && !who.empty() &&
-                                participant(events[i]) == who);
-      if (ended_it) score += kEndedItBonus;
-      if (first_symptom && happened_before(events[*first_fallback], events[*first_symptom]))
-        score = std::max(score, best_symptom + 0.01);
-      Hypothesis& h = hyps[readings[*first_fallback].category];
-      bool fresh = h.events.empty();
-      add(readings[*first_fallback].category, *first_fallback, score, !fresh && h.from_symptoms);
-      if (fresh || score > h.score - kTie) {
-        h.lead = *first_fallback;
-        h.lead_reason =
-            lone ? "no rule names this failure; of the participants that printed errors, only " +
-                       describe(events[*first_fallback]) + " printed this line"
-                 : "no rule names this failure; the earliest error-level line in the log";
-        if (ended_it)
-          h.lead_reason += ", and the launcher reports that this rank then exited with an error";
-      }
+    if (first_fallback) add_first_error(*first_fallback, lone, first_symptom, best_symptom);
+  }
+
+  // Nothing specific: the first error-level line is the best lead there is, ahead of the
+  // symptoms when it came before all of them (they are likely its consequences).
+  void add_first_error(std::size_t first_fallback, bool lone,
+                       std::optional<std::size_t> first_symptom, double best_symptom) {
+    double score = weight(first_fallback);
+    // The same rank's failed exit, reported by its launcher, says this error ended it.
+    std::string who = participant(events[first_fallback]);
+    bool ended_it = false;
+    for (std::size_t i : fallbacks)
+      ended_it = ended_it || (i != first_fallback && readings[i].summary && !who.empty() &&
+                              participant(events[i]) == who);
+    if (ended_it) score += kEndedItBonus;
+    if (first_symptom && happened_before(events[first_fallback], events[*first_symptom]))
+      score = std::max(score, best_symptom + 0.01);
+    Hypothesis& h = hyps[readings[first_fallback].category];
+    bool fresh = h.events.empty();
+    add(readings[first_fallback].category, first_fallback, score, !fresh && h.from_symptoms);
+    if (fresh || score > h.score - kTie) {
+      h.lead = first_fallback;
+      h.lead_reason =
+          lone ? "no rule names this failure; of the participants that printed errors, only " +
+                     describe(events[first_fallback]) + " printed this line"
+               : "no rule names this failure; the earliest error-level line in the log";
+      if (ended_it)
+        h.lead_reason += ", and the launcher reports that this rank then exited with an error";
     }
   }
-  drop_quiet();
+
   // The job is known to have failed, and nothing in it shows a failure directly: every
   // observation that can explain a failure is a hypothesis, beside (and, when stronger,
   // ahead of) the symptoms and the first error line.
-  if (outcome.known_failure() && !direct_evidence) {
+  void add_findings_under_failure() {
     for (std::size_t i : unexplaining) {
       Hypothesis& h = hyps[readings[i].category];
       bool fresh = h.events.empty();
@@ -726,21 +748,10 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
     }
     unexplaining.clear();
   }
-  out.findings = std::move(unexplaining);
-  out.findings.insert(out.findings.end(), quiet.begin(), quiet.end());
-  std::sort(out.findings.begin(), out.findings.end());
-  out.unexplained = hyps.empty() && outcome.known_failure();
-  if (out.unexplained) {
-    out.verdict.reason = describe_outcome(outcome) + ", but no line of the log says why";
-    if (const Rule* r = catalog.find(kEvidenceCaptureRule))
-      out.capture_rule = static_cast<std::size_t>(r - rules.data());
-  }
 
-  // Choose each hypothesis's initiating event.
-  std::vector<Hypothesis> ranked;
-  for (auto& [cat, h] : hyps) ranked.push_back(std::move(h));
-  for (auto& h : ranked) {
-    if (h.lead) continue;
+  // A hypothesis's strongest lines, the one to lead first; `by_severity` says whether a
+  // log level reordered them.
+  std::vector<std::size_t> strongest_lines(const Hypothesis& h, bool& by_severity) const {
     double best = -1;
     for (std::size_t i : h.events) best = std::max(best, weight(i));
     std::vector<std::size_t> top;
@@ -755,7 +766,7 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
     // Of equally strong lines, the one its producer marked more severe leads: an E line
     // concludes the W lines of the same failure ("failed to bind" warnings, then "failed to
     // listen" as the error). Lines without a stated level keep their order.
-    bool by_severity = false;
+    by_severity = false;
     for (std::size_t k = 1; k < top.size(); ++k) {
       const auto& lead = events[top.front()];
       const auto& e = events[top[k]];
@@ -765,6 +776,34 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
         by_severity = true;
       }
     }
+    return top;
+  }
+
+  // A hang seen only through symptoms: every waiting rank prints the same timeout, so the
+  // strongest lines cannot say who is late. A rule that compares progress counters across
+  // ranks (a cross_rank without a mismatch category: last enqueued work, pending work)
+  // can: the rank whose counter lags never entered the collective the others wait in, and
+  // it leads. The strongest such rule speaks.
+  const CrossRankFinding* lagging_counter(const Hypothesis& h) const {
+    const CrossRankFinding* lag = nullptr;
+    double lag_weight = -1;
+    for (std::size_t i : h.events) {
+      auto f = crossrank.find(events[i].rule);
+      if (f == crossrank.end() || !rules[events[i].rule].cross_rank->mismatch_category.empty())
+        continue;
+      if (weight(i) > lag_weight) {
+        lag = &f->second;
+        lag_weight = weight(i);
+      }
+    }
+    return lag;
+  }
+
+  // Choose a hypothesis's initiating event, unless a phase before already did.
+  void choose_lead(Hypothesis& h) const {
+    if (h.lead) return;
+    bool by_severity = false;
+    const std::vector<std::size_t> top = strongest_lines(h, by_severity);
     // A cross-rank outlier among the strongest lines leads even without a category change
     // (the rank with fewer enqueued collectives in a heartbeat timeout, say).
     for (std::size_t i : top) {
@@ -772,32 +811,15 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
       if (f != crossrank.end() && std::find(top.begin(), top.end(), f->second.lead) != top.end()) {
         h.lead = f->second.lead;
         h.lead_reason = outlier_reason(events, f->second);
-        break;
+        return;
       }
     }
-    if (h.lead) continue;
-    // A hang seen only through symptoms: every waiting rank prints the same timeout, so the
-    // strongest lines cannot say who is late. A rule that compares progress counters across
-    // ranks (a cross_rank without a mismatch category: last enqueued work, pending work)
-    // can: the rank whose counter lags never entered the collective the others wait in, and
-    // it leads. The strongest such rule speaks.
     if (h.from_symptoms) {
-      const CrossRankFinding* lag = nullptr;
-      double lag_weight = -1;
-      for (std::size_t i : h.events) {
-        auto f = crossrank.find(events[i].rule);
-        if (f == crossrank.end() || !rules[events[i].rule].cross_rank->mismatch_category.empty())
-          continue;
-        if (weight(i) > lag_weight) {
-          lag = &f->second;
-          lag_weight = weight(i);
-        }
-      }
-      if (lag) {
+      if (const CrossRankFinding* lag = lagging_counter(h)) {
         h.lead = lag->lead;
         h.lead_reason = outlier_reason(events, *lag) + " (its counter lags: it never entered the "
                         "collective the other ranks wait in)";
-        continue;
+        return;
       }
     }
     h.lead = top.front();
@@ -815,15 +837,23 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
     else
       h.lead_reason = "the first of " + std::to_string(top.size()) + " such lines in the log";
   }
-  std::stable_sort(ranked.begin(), ranked.end(), [&](const Hypothesis& a, const Hypothesis& b) {
-    if (std::abs(a.score - b.score) > kTie) return a.score > b.score;
-    return happened_before(events[*a.lead], events[*b.lead]);
-  });
 
-  double total = 0;
-  for (const auto& h : ranked) total += h.score;
-  for (std::size_t k = 0; k < ranked.size(); ++k) {
-    const Hypothesis& h = ranked[k];
+  // The hypotheses, each with its lead, strongest first; equals in the order they began.
+  std::vector<Hypothesis> ranked() {
+    std::vector<Hypothesis> out;
+    for (auto& [cat, h] : hyps) out.push_back(std::move(h));
+    for (auto& h : out) choose_lead(h);
+    std::stable_sort(out.begin(), out.end(), [&](const Hypothesis& a, const Hypothesis& b) {
+      if (std::abs(a.score - b.score) > kTie) return a.score > b.score;
+      return happened_before(events[*a.lead], events[*b.lead]);
+    });
+    return out;
+  }
+
+  // One ranked hypothesis as the diagnosis the report shows. The first (`leading`) also
+  // lists the symptoms and summaries no hypothesis of its own claimed as collateral.
+  Diagnosis to_diagnosis(const Hypothesis& h, bool leading, double total,
+                         const ScanState& state) const {
     Diagnosis d;
     d.category = h.category;
     d.initiating = *h.lead;
@@ -834,7 +864,7 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
     for (std::size_t i : h.events)
       if (i != d.initiating) d.evidence.push_back(i);
     std::sort(d.evidence.begin(), d.evidence.end());
-    if (k == 0) {
+    if (leading) {
       std::set<std::size_t> own(h.events.begin(), h.events.end());
       for (const auto* list : {&symptoms, &unused_summaries})
         for (std::size_t i : *list)
@@ -862,8 +892,71 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
       d.headline = who + " " + readings[d.initiating].meaning;
     }
     d.verdict = verdict_for(d.category, r, events[d.initiating]);
-    out.diagnoses.push_back(std::move(d));
+    return d;
   }
+};
+
+// A log that shows its job completing (nccl-tests' closing summary, a launcher's
+// "succeeded").
+bool job_succeeded(const std::vector<Rule>& rules, const std::vector<std::size_t>& rule_hits) {
+  bool succeeded = false;
+  for (std::size_t r = 0; r < rules.size() && r < rule_hits.size(); ++r)
+    succeeded = succeeded || (rules[r].success && rule_hits[r] > 0);
+  return succeeded;
+}
+
+}  // namespace
+
+Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanState state,
+                  const JobOutcome& outcome) {
+  Analysis out;
+  out.outcome = outcome;
+  out.files = std::move(files);
+  out.events = std::move(state.events);
+  out.rule_hits = std::move(state.rule_hits);
+  out.counted = std::move(state.counted);
+  const auto& rules = catalog.rules();
+  Diagnoser d(catalog, out, outcome);
+
+  d.sort_by_role(out.context);
+  const auto must_agree = d.lines_that_must_agree();
+  d.compare_ranks();
+  for (std::size_t i : d.causes) d.add(d.readings[i].category, i, d.weight(i), false);
+  d.promote_desyncs();
+  d.add_disagreements(must_agree);
+  d.add_summaries();
+  d.add_explaining_findings();
+
+  d.note_only_info();
+  d.drop_quiet();
+  const bool direct_evidence = !d.hyps.empty();
+
+  // A log that shows its job completing and says nothing more specific than error-level
+  // lines no rule knows: without a known failure, those lines are no failure of the job.
+  // They are listed as findings. Likewise a generic error line after which its own process
+  // went on working (finished setting up a communicator): a plugin's or a probe's
+  // complaint, not what stopped the job.
+  const bool succeeded = job_succeeded(rules, out.rule_hits);
+  if (d.hyps.empty() && !outcome.known_failure()) d.set_aside_harmless_errors(succeeded);
+
+  if (d.hyps.empty()) d.add_symptoms_and_first_error();
+  d.drop_quiet();
+  if (outcome.known_failure() && !direct_evidence) d.add_findings_under_failure();
+  out.findings = std::move(d.unexplaining);
+  out.findings.insert(out.findings.end(), d.quiet.begin(), d.quiet.end());
+  std::sort(out.findings.begin(), out.findings.end());
+  out.unexplained = d.hyps.empty() && outcome.known_failure();
+  if (out.unexplained) {
+    out.verdict.reason = describe_outcome(outcome) + ", but no line of the log says why";
+    if (const Rule* r = catalog.find(kEvidenceCaptureRule))
+      out.capture_rule = static_cast<std::size_t>(r - rules.data());
+  }
+
+  const std::vector<Hypothesis> ranked = d.ranked();
+  double total = 0;
+  for (const auto& h : ranked) total += h.score;
+  for (std::size_t k = 0; k < ranked.size(); ++k)
+    out.diagnoses.push_back(d.to_diagnosis(ranked[k], k == 0, total, state));
   out.only_victims = !out.diagnoses.empty() && out.diagnoses.front().category == "remote-peer";
   if (!out.diagnoses.empty()) out.verdict = out.diagnoses.front().verdict;
   return out;

@@ -250,6 +250,203 @@ std::size_t carrier_prefix_length(std::string_view line) {
   return pos;
 }
 
+namespace {
+
+// What one prefix took off the front of what is left of a line. The peel_* helpers below
+// each try, in order, the prefixes of one family; a helper that matches none leaves the
+// line to the next family.
+struct Peeled {
+  bool matched = false;
+  std::size_t length = 0;  // of the prefix, from the start of what was left
+  bool last = false;       // the message proper follows: stop peeling
+};
+
+inline std::string_view sv(const re2::StringPiece& x) {
+  return std::string_view(x.data(), x.size());
+}
+
+inline bool can(std::uint32_t may, Kind k) {
+  return (may >> k) & 1u;
+}
+
+// A prefix that `in` (started at `rest`) consumed.
+inline Peeled took(const re2::StringPiece& in, std::string_view rest, bool last = false) {
+  return {true, static_cast<std::size_t>(in.data() - rest.data()), last};
+}
+
+// The launchers' and containers' prefixes: Ray's, torchrun's and mpirun's rank tags, docker
+// compose's service, Open MPI's own process tag, UCX's.
+inline Peeled peel_launcher(const Prefixes& p, std::string_view rest, std::uint32_t may,
+                            LineSource& src) {
+  re2::StringPiece in(rest.data(), rest.size());
+  re2::StringPiece a[4];
+  if (can(may, kRay) && RE2::Consume(&in, p.re(kRay), &a[0], &a[1], &a[2])) {
+    std::int64_t pid;
+    if (to_num(sv(a[1]), pid)) src.pid = pid;
+    if (!a[2].empty() && src.host.empty()) src.host = std::string(sv(a[2]));
+    return took(in, rest);
+  }
+  if ((can(may, kTorchrun) && RE2::Consume(&in, p.re(kTorchrun), &a[0])) ||
+      (can(may, kMpi) && RE2::Consume(&in, p.re(kMpi), &a[0]))) {
+    int r;
+    if (to_num(sv(a[0]), r)) src.rank = r;
+    return took(in, rest);
+  }
+  if (can(may, kCompose) && RE2::Consume(&in, p.re(kCompose))) return took(in, rest);
+  if (can(may, kOmpiProcess) && RE2::Consume(&in, p.re(kOmpiProcess), &a[0], &a[1])) {
+    if (src.host.empty()) src.host = std::string(sv(a[0]));
+    std::int64_t v;
+    if (!src.pid && to_num(sv(a[1]), v)) src.pid = v;
+    return took(in, rest);
+  }
+  if (can(may, kUcx) && RE2::Consume(&in, p.re(kUcx), &a[0], &a[1], &a[2], &a[3])) {
+    src.host = std::string(sv(a[0]));
+    std::int64_t v;
+    if (to_num(sv(a[1]), v)) src.pid = v;
+    if (to_num(sv(a[3]), v)) src.tid = v;
+    return took(in, rest);
+  }
+  return {};
+}
+
+// An ISO or kernel-uptime timestamp; the first one with a time that orders lines is the
+// line's time.
+inline Peeled peel_timestamp(std::string_view rest, std::uint32_t may, LineSource& src) {
+  if (!(can(may, kIso) || can(may, kUptime) || can(may, kRelativeUptime))) return {};
+  TimeKind kind = TimeKind::kNone;
+  double secs = 0;
+  std::size_t n = parse_timestamp(rest, kind, secs);
+  if (n == 0) return {};
+  if (kind != TimeKind::kNone && src.time_kind == TimeKind::kNone) {
+    src.time_kind = kind;
+    src.time = secs;
+  }
+  return {true, n, false};
+}
+
+// A logging library's header: syslog's (time and host), glog's and c10's (level, time,
+// thread).
+inline Peeled peel_log_header(const Prefixes& p, std::string_view rest, std::uint32_t may,
+                              LineSource& src) {
+  re2::StringPiece in(rest.data(), rest.size());
+  re2::StringPiece a[8];
+  if (can(may, kSyslog) &&
+      RE2::Consume(&in, p.re(kSyslog), &a[0], &a[1], &a[2], &a[3], &a[4], &a[5])) {
+    int mon = month_index(sv(a[0]));
+    int d = 0, h = 0, m = 0, s = 0;
+    to_num(sv(a[1]), d);
+    to_num(sv(a[2]), h);
+    to_num(sv(a[3]), m);
+    to_num(sv(a[4]), s);
+    if (src.time_kind == TimeKind::kNone && mon) {
+      src.time_kind = TimeKind::kWallClockNoYear;
+      src.time = no_year_seconds(mon, d, h, m, s);
+    }
+    if (src.host.empty()) src.host = std::string(sv(a[5]));
+    return took(in, rest);
+  }
+  if (can(may, kGlog) &&
+      RE2::Consume(&in, p.re(kGlog), &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7])) {
+    int md = 0, h = 0, m = 0, s = 0;
+    to_num(sv(a[1]), md);
+    to_num(sv(a[2]), h);
+    to_num(sv(a[3]), m);
+    to_num(sv(a[4]), s);
+    if (src.time_kind == TimeKind::kNone) {
+      src.time_kind = TimeKind::kWallClockNoYear;
+      src.time = no_year_seconds(md / 100, md % 100, h, m, s) + frac(sv(a[5]));
+    }
+    std::int64_t tid;
+    if (!src.tid && !a[6].empty() && to_num(sv(a[6]), tid)) src.tid = tid;
+    src.severity = glog_severity(sv(a[0]));
+    return took(in, rest);
+  }
+  if (can(may, kC10d) && RE2::Consume(&in, p.re(kC10d), &a[0], &a[1])) {
+    src.severity = glog_severity(sv(a[0]));
+    return took(in, rest);
+  }
+  return {};
+}
+
+inline NcclLevel nccl_level(std::string_view lvl) {
+  return lvl == "INFO"    ? NcclLevel::kInfo
+         : lvl == "WARN"  ? NcclLevel::kWarn
+         : lvl == "TRACE" ? NcclLevel::kTrace
+         : lvl == "ERROR" ? NcclLevel::kError
+         : lvl == "DIAG"  ? NcclLevel::kDiag
+         : lvl == "ATTN"  ? NcclLevel::kAttn
+                          : NcclLevel::kAbort;
+}
+
+// NCCL's own prefixes: the "host:pid:tid [dev]" header, then its level, after which the
+// message proper follows.
+inline Peeled peel_nccl(const Prefixes& p, std::string_view rest, std::uint32_t may,
+                        LineSource& src) {
+  re2::StringPiece in(rest.data(), rest.size());
+  re2::StringPiece a[4];
+  if (can(may, kNcclHeader) && RE2::Consume(&in, p.re(kNcclHeader), &a[0], &a[1], &a[2], &a[3])) {
+    src.host = std::string(sv(a[0]));
+    std::int64_t v;
+    int dev;
+    if (to_num(sv(a[1]), v)) src.pid = v;
+    if (to_num(sv(a[2]), v)) src.tid = v;
+    if (to_num(sv(a[3]), dev)) src.device = dev;
+    return took(in, rest);
+  }
+  if (can(may, kNcclLevel) && RE2::Consume(&in, p.re(kNcclLevel), &a[0], &a[1])) {
+    if (!a[0].empty()) src.nccl_file = std::string(sv(a[0]));
+    src.level = nccl_level(sv(a[1]));
+    src.severity = nccl_severity(src.level);
+    return took(in, rest, true);  // the message proper follows NCCL's level
+  }
+  if (can(may, kNcclOldLevel) && RE2::Consume(&in, p.re(kNcclOldLevel), &a[0], &a[1])) {
+    src.nccl_file = std::string(sv(a[0]));
+    src.level = sv(a[1]) == "WARN" ? NcclLevel::kWarn : NcclLevel::kInfo;
+    src.severity = nccl_severity(src.level);
+    return took(in, rest, true);
+  }
+  if (!src.device && can(may, kNcclDevOnly) && RE2::Consume(&in, p.re(kNcclDevOnly), &a[0])) {
+    // "[0] misc/ibvwrap.cc:284 NCCL WARN ..." with the host part cut off; only accept it
+    // when an NCCL level follows, otherwise "[0]" is ordinary text.
+    re2::StringPiece after = in;
+    if (RE2::Consume(&after, p.re(kNcclLevel))) {
+      int dev;
+      if (to_num(sv(a[0]), dev)) src.device = dev;
+      return took(in, rest);
+    }
+  }
+  return {};
+}
+
+// srun's rank label, and a bare host name before what a host prefix introduces.
+inline Peeled peel_rank_or_host(const Prefixes& p, std::string_view rest, std::uint32_t may,
+                                LineSource& src) {
+  re2::StringPiece in(rest.data(), rest.size());
+  re2::StringPiece a[1];
+  if (can(may, kSlurm) && RE2::Consume(&in, p.re(kSlurm), &a[0])) {
+    int r;
+    if (!src.rank && to_num(sv(a[0]), r)) src.rank = r;
+    return took(in, rest);
+  }
+  if (can(may, kHost) && RE2::Consume(&in, p.re(kHost), &a[0])) {
+    // "node01: <NCCL line>" (pdsh, DeepSpeed) or "host: Test NCCL failure" (nccl-tests).
+    // A word followed by a colon is also how Python prints "ValueError: ...", so accept it
+    // as a host only when something that a host prefix introduces follows.
+    std::string_view host = sv(a[0]);
+    std::string_view after(in.data(), in.size());
+    re2::StringPiece probe(after.data(), after.size());
+    bool ok = after.empty() || RE2::PartialMatch(host, p.ipv4) ||
+              RE2::Consume(&probe, p.re(kNcclHeader)) || RE2::Consume(&probe, p.nccl_test_msg);
+    if (ok) {
+      if (src.host.empty()) src.host = std::string(host);
+      return took(in, rest);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 LineSource parse_line_source(std::string_view line) {
   const auto& p = prefixes();
   LineSource src;
@@ -258,161 +455,15 @@ LineSource parse_line_source(std::string_view line) {
   // whatever matches until nothing does. Bounded so adversarial input cannot loop long.
   for (int round = 0; round < 12 && pos < line.size(); ++round) {
     std::string_view rest = line.substr(pos);
-    re2::StringPiece in(rest.data(), rest.size());
-    re2::StringPiece a[9];
-    auto consumed = [&]() { return static_cast<std::size_t>(in.data() - rest.data()); };
-    auto sv = [](const re2::StringPiece& x) { return std::string_view(x.data(), x.size()); };
-
     const std::uint32_t may = p.candidates(rest);
-    auto can = [&](Kind k) { return (may >> k) & 1u; };
-    if (can(kRay) && RE2::Consume(&in, p.re(kRay), &a[0], &a[1], &a[2])) {
-      std::int64_t pid;
-      if (to_num(sv(a[1]), pid)) src.pid = pid;
-      if (!a[2].empty() && src.host.empty()) src.host = std::string(sv(a[2]));
-      pos += consumed();
-      continue;
-    }
-    if ((can(kTorchrun) && RE2::Consume(&in, p.re(kTorchrun), &a[0])) ||
-        (can(kMpi) && RE2::Consume(&in, p.re(kMpi), &a[0]))) {
-      int r;
-      if (to_num(sv(a[0]), r)) src.rank = r;
-      pos += consumed();
-      continue;
-    }
-    if (can(kCompose) && RE2::Consume(&in, p.re(kCompose))) {
-      pos += consumed();
-      continue;
-    }
-    if (can(kOmpiProcess) && RE2::Consume(&in, p.re(kOmpiProcess), &a[0], &a[1])) {
-      if (src.host.empty()) src.host = std::string(sv(a[0]));
-      std::int64_t v;
-      if (!src.pid && to_num(sv(a[1]), v)) src.pid = v;
-      pos += consumed();
-      continue;
-    }
-    if (can(kUcx) && RE2::Consume(&in, p.re(kUcx), &a[0], &a[1], &a[2], &a[3])) {
-      src.host = std::string(sv(a[0]));
-      std::int64_t v;
-      if (to_num(sv(a[1]), v)) src.pid = v;
-      if (to_num(sv(a[3]), v)) src.tid = v;
-      pos += consumed();
-      continue;
-    }
-    TimeKind kind = TimeKind::kNone;
-    double secs = 0;
-    std::size_t n = 0;
-    if ((can(kIso) || can(kUptime) || can(kRelativeUptime)) &&
-        (n = parse_timestamp(rest, kind, secs)) != 0) {
-      if (kind != TimeKind::kNone && src.time_kind == TimeKind::kNone) {
-        src.time_kind = kind;
-        src.time = secs;
-      }
-      pos += n;
-      continue;
-    }
-    if (can(kSyslog) &&
-        RE2::Consume(&in, p.re(kSyslog), &a[0], &a[1], &a[2], &a[3], &a[4], &a[5])) {
-      int mon = month_index(sv(a[0]));
-      int d = 0, h = 0, m = 0, s = 0;
-      to_num(sv(a[1]), d);
-      to_num(sv(a[2]), h);
-      to_num(sv(a[3]), m);
-      to_num(sv(a[4]), s);
-      if (src.time_kind == TimeKind::kNone && mon) {
-        src.time_kind = TimeKind::kWallClockNoYear;
-        src.time = no_year_seconds(mon, d, h, m, s);
-      }
-      if (src.host.empty()) src.host = std::string(sv(a[5]));
-      pos += consumed();
-      continue;
-    }
-    if (can(kGlog) &&
-        RE2::Consume(&in, p.re(kGlog), &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7])) {
-      int md = 0, h = 0, m = 0, s = 0;
-      to_num(sv(a[1]), md);
-      to_num(sv(a[2]), h);
-      to_num(sv(a[3]), m);
-      to_num(sv(a[4]), s);
-      if (src.time_kind == TimeKind::kNone) {
-        src.time_kind = TimeKind::kWallClockNoYear;
-        src.time = no_year_seconds(md / 100, md % 100, h, m, s) + frac(sv(a[5]));
-      }
-      std::int64_t tid;
-      if (!src.tid && !a[6].empty() && to_num(sv(a[6]), tid)) src.tid = tid;
-      src.severity = glog_severity(sv(a[0]));
-      pos += consumed();
-      continue;
-    }
-    if (can(kC10d) && RE2::Consume(&in, p.re(kC10d), &a[0], &a[1])) {
-      src.severity = glog_severity(sv(a[0]));
-      pos += consumed();
-      continue;
-    }
-    if (can(kNcclHeader) && RE2::Consume(&in, p.re(kNcclHeader), &a[0], &a[1], &a[2], &a[3])) {
-      src.host = std::string(sv(a[0]));
-      std::int64_t v;
-      int dev;
-      if (to_num(sv(a[1]), v)) src.pid = v;
-      if (to_num(sv(a[2]), v)) src.tid = v;
-      if (to_num(sv(a[3]), dev)) src.device = dev;
-      pos += consumed();
-      continue;
-    }
-    if (can(kNcclLevel) && RE2::Consume(&in, p.re(kNcclLevel), &a[0], &a[1])) {
-      if (!a[0].empty()) src.nccl_file = std::string(sv(a[0]));
-      std::string_view lvl = sv(a[1]);
-      src.level = lvl == "INFO"    ? NcclLevel::kInfo
-                  : lvl == "WARN"  ? NcclLevel::kWarn
-                  : lvl == "TRACE" ? NcclLevel::kTrace
-                  : lvl == "ERROR" ? NcclLevel::kError
-                  : lvl == "DIAG"  ? NcclLevel::kDiag
-                  : lvl == "ATTN"  ? NcclLevel::kAttn
-                                   : NcclLevel::kAbort;
-      src.severity = nccl_severity(src.level);
-      pos += consumed();
-      break;  // the message proper follows NCCL's level
-    }
-    if (can(kNcclOldLevel) && RE2::Consume(&in, p.re(kNcclOldLevel), &a[0], &a[1])) {
-      src.nccl_file = std::string(sv(a[0]));
-      src.level = sv(a[1]) == "WARN" ? NcclLevel::kWarn : NcclLevel::kInfo;
-      src.severity = nccl_severity(src.level);
-      pos += consumed();
-      break;
-    }
-    if (!src.device && can(kNcclDevOnly) && RE2::Consume(&in, p.re(kNcclDevOnly), &a[0])) {
-      // "[0] misc/ibvwrap.cc:284 NCCL WARN ..." with the host part cut off; only accept it
-      // when an NCCL level follows, otherwise "[0]" is ordinary text.
-      re2::StringPiece after = in;
-      if (RE2::Consume(&after, p.re(kNcclLevel))) {
-        int dev;
-        if (to_num(sv(a[0]), dev)) src.device = dev;
-        pos += consumed();
-        continue;
-      }
-      in = re2::StringPiece(rest.data(), rest.size());
-    }
-    if (can(kSlurm) && RE2::Consume(&in, p.re(kSlurm), &a[0])) {
-      int r;
-      if (!src.rank && to_num(sv(a[0]), r)) src.rank = r;
-      pos += consumed();
-      continue;
-    }
-    if (can(kHost) && RE2::Consume(&in, p.re(kHost), &a[0])) {
-      // "node01: <NCCL line>" (pdsh, DeepSpeed) or "host: Test NCCL failure" (nccl-tests).
-      // A word followed by a colon is also how Python prints "ValueError: ...", so accept it
-      // as a host only when something that a host prefix introduces follows.
-      std::string_view host = sv(a[0]);
-      std::string_view after(in.data(), in.size());
-      re2::StringPiece probe(after.data(), after.size());
-      bool ok = after.empty() || RE2::PartialMatch(host, p.ipv4) ||
-                RE2::Consume(&probe, p.re(kNcclHeader)) || RE2::Consume(&probe, p.nccl_test_msg);
-      if (ok) {
-        if (src.host.empty()) src.host = std::string(host);
-        pos += consumed();
-        continue;
-      }
-    }
-    break;
+    Peeled got = peel_launcher(p, rest, may, src);
+    if (!got.matched) got = peel_timestamp(rest, may, src);
+    if (!got.matched) got = peel_log_header(p, rest, may, src);
+    if (!got.matched) got = peel_nccl(p, rest, may, src);
+    if (!got.matched) got = peel_rank_or_host(p, rest, may, src);
+    if (!got.matched) break;
+    pos += got.length;
+    if (got.last) break;
   }
   src.body = pos;
   return src;

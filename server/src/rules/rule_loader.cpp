@@ -128,15 +128,9 @@ std::optional<json> read_rule_json(jsonio::JsonReader& reader, std::string_view 
   return j;
 }
 
-bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& out,
-                      std::vector<RuleProblem>& problems) {
-  if (!j.is_object()) {
-    problems.push_back({origin, "", "", "a rule file must hold one JSON object"});
-    return false;
-  }
-  Reader r{j, origin, {}, problems};
-  analysis::Rule rule;
-  rule.origin = origin;
+// The rule's name and kind: its id (and that every field is known), category, title, role,
+// weight and the flags of what its lines show.
+void read_identity(const json& j, Reader& r, analysis::Rule& rule) {
   r.id = r.str(j, "id", "id", true);
   rule.id = r.id;
   if (!rule.id.empty()) {
@@ -189,12 +183,19 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
   rule.on_one_host = r.str(j, "on_one_host", "on_one_host", false);
   if (!rule.on_one_host.empty() && !analysis::is_category(rule.on_one_host))
     r.fail("on_one_host", "'" + rule.on_one_host + "' is not a category");
+}
+
+// What the rule matches and what a match indicates.
+void read_patterns(const json& j, Reader& r, analysis::Rule& rule) {
   rule.patterns = r.strings(j, "patterns", "patterns", true);
   if (rule.patterns.empty() && j.contains("patterns")) r.fail("patterns", "must not be empty");
   rule.exclude = r.strings(j, "exclude", "exclude", false);
   rule.indicates = r.str(j, "indicates", "indicates", true);
   rule.mechanisms = r.strings(j, "mechanisms", "mechanisms", false);
+}
 
+// What to check once the rule matched: each check a text, with the evidence it looks for.
+void read_checks(const json& j, Reader& r, analysis::Rule& rule) {
   if (auto it = j.find("checks"); it != j.end()) {
     if (!it->is_array()) {
       r.fail("checks", "must be a list");
@@ -215,6 +216,10 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
       }
     }
   }
+}
+
+// The fix: a summary alone, or actions, environment variables and steps.
+void read_fix(const json& j, Reader& r, analysis::Rule& rule) {
   if (auto it = j.find("fix"); it != j.end()) {
     if (it->is_string()) {
       rule.fix.summary = it->get<std::string>();
@@ -242,6 +247,11 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
       r.fail("fix", "must be a string or an object");
     }
   }
+}
+
+// How to verify the diagnosis, the rules to tell it apart from, the releases it concerns
+// and the example lines its patterns must (and must not) match.
+void read_references(const json& j, Reader& r, analysis::Rule& rule) {
   if (auto it = j.find("verify"); it != j.end()) {
     if (!it->is_object()) {
       r.fail("verify", "must be an object with 'command' and 'expect'");
@@ -280,6 +290,9 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
   } else {
     r.fail("examples", "is required: an object with 'match' (and 'no_match') example lines");
   }
+}
+
+void read_cross_rank(const json& j, Reader& r, analysis::Rule& rule) {
   if (auto it = j.find("cross_rank"); it != j.end()) {
     if (!it->is_object()) {
       r.fail("cross_rank", "must be an object with 'keys'");
@@ -292,8 +305,11 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
       rule.cross_rank = std::move(cr);
     }
   }
+}
+
   // `agree` (every line the same value) and `unique` (no two members the same value) share
   // one shape; a rule has at most one of them.
+void read_agreement(const json& j, Reader& r, analysis::Rule& rule) {
   for (const char* key : {"agree", "unique"}) {
     auto it = j.find(key);
     if (it == j.end()) continue;
@@ -324,6 +340,9 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
     }
     rule.agree = std::move(ag);
   }
+}
+
+void read_words(const json& j, Reader& r, analysis::Rule& rule) {
   if (auto it = j.find("words"); it != j.end()) {
     if (!it->is_array()) {
       r.fail("words", "must be a list of {\"pattern\", \"category\"}");
@@ -345,6 +364,10 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
         r.fail("words", "only a rule with role 'fallback' reads its lines' words");
     }
   }
+}
+
+// Which failures a finding explains, and how its lines are decoded.
+void read_explains_and_decode(const json& j, Reader& r, analysis::Rule& rule) {
   rule.explains = r.strings(j, "explains", "explains", false);
   for (const auto& c : rule.explains)
     if (!analysis::is_category(c)) r.fail("explains", "'" + c + "' is not a category of the taxonomy");
@@ -364,7 +387,11 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
     r.fail("decode",
            "a frame rule has role 'context' and is not benign: a frame only names "
            "where a crash happened");
-  rule.sources = r.strings(j, "sources", "sources", false);
+}
+
+// What the diagnosis means for the job: whose fault, whether a restart helps, what the
+// node needs, and how Xid codes resolve.
+void read_verdict(const json& j, Reader& r, analysis::Rule& rule) {
   if (auto it = j.find("verdict"); it != j.end()) {
     if (!it->is_object()) {
       r.fail("verdict", "must be an object with 'fault', 'restart', 'node' or 'xid_resolution'");
@@ -397,6 +424,28 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
       }
     }
   }
+}
+
+bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& out,
+                      std::vector<RuleProblem>& problems) {
+  if (!j.is_object()) {
+    problems.push_back({origin, "", "", "a rule file must hold one JSON object"});
+    return false;
+  }
+  Reader r{j, origin, {}, problems};
+  analysis::Rule rule;
+  rule.origin = origin;
+  read_identity(j, r, rule);
+  read_patterns(j, r, rule);
+  read_checks(j, r, rule);
+  read_fix(j, r, rule);
+  read_references(j, r, rule);
+  read_cross_rank(j, r, rule);
+  read_agreement(j, r, rule);
+  read_words(j, r, rule);
+  read_explains_and_decode(j, r, rule);
+  rule.sources = r.strings(j, "sources", "sources", false);
+  read_verdict(j, r, rule);
   if (!r.ok) return false;
   out = std::move(rule);
   return true;
