@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 namespace ff::evidence {
 
@@ -257,11 +258,23 @@ class Reader {
     return true;
   }
 
+  // One opcode: the family that knows it runs it; nullopt from a family means "not mine".
+  // An opcode no family takes is refused with the reason.
   bool step(unsigned char op) {
+    if (auto r = stack_op(op)) return *r;
+    if (auto r = scalar_op(op)) return *r;
+    if (auto r = string_op(op)) return *r;
+    if (auto r = container_op(op)) return *r;
+    if (auto r = memo_op(op)) return *r;
+    return refuse(op);
+  }
+
+  // Protocol and framing, MARK, and the opcodes that only move what is on the stack.
+  std::optional<bool> stack_op(unsigned char op) {
     std::uint64_t u = 0;
     std::string_view s;
     std::vector<std::uint32_t> items;
-    std::uint32_t a = 0, b = 0;
+    std::uint32_t a = 0;
     switch (op) {
       case 0x80:  // PROTO
         if (!take(1, s)) return false;
@@ -281,6 +294,16 @@ class Reader {
         return pop_mark(items);
       case '2':
         return top(a) && push(a);
+      default:
+        return std::nullopt;
+    }
+  }
+
+  // None, booleans, integers and floats.
+  std::optional<bool> scalar_op(unsigned char op) {
+    std::uint64_t u = 0;
+    std::string_view s;
+    switch (op) {
       case 'N':
         return push_new(PickleValue{});
       case 0x88:
@@ -313,6 +336,15 @@ class Reader {
         std::memcpy(&v.real, &bits, sizeof bits);
         return push_new(std::move(v));
       }
+      default:
+        return std::nullopt;
+    }
+  }
+
+  // Text and bytes, each with a length of 1, 4 or 8 bytes before it.
+  std::optional<bool> string_op(unsigned char op) {
+    std::uint64_t u = 0;
+    switch (op) {
       case 'X':
         return take_le(4, u) && string_value(u, PickleKind::kString);
       case 0x8c:
@@ -325,6 +357,16 @@ class Reader {
         return take_le(1, u) && string_value(u, PickleKind::kBytes);
       case 0x8e:
         return take_le(8, u) && string_value(u, PickleKind::kBytes);
+      default:
+        return std::nullopt;
+    }
+  }
+
+  // Lists, dicts and tuples: made empty, from the stack, or filled in later.
+  std::optional<bool> container_op(unsigned char op) {
+    std::vector<std::uint32_t> items;
+    std::uint32_t a = 0, b = 0;
+    switch (op) {
       case ']': {
         PickleValue v;
         v.kind = PickleKind::kList;
@@ -366,6 +408,15 @@ class Reader {
         return set_items(items);
       case 'u':
         return pop_mark(items) && set_items(items);
+      default:
+        return std::nullopt;
+    }
+  }
+
+  // The memo: PUT a value under a slot, GET it back (shared references).
+  std::optional<bool> memo_op(unsigned char op) {
+    std::uint64_t u = 0;
+    switch (op) {
       case 'q':
         return take_le(1, u) && put(u);
       case 'r':
@@ -377,8 +428,12 @@ class Reader {
       case 'j':
         return take_le(4, u) && get(u);
       default:
-        break;
+        return std::nullopt;
     }
+  }
+
+  // Any other opcode: one that builds objects (never in a dump) or one that is not pickle.
+  bool refuse(unsigned char op) {
     char hex[8];
     static const char* digits = "0123456789abcdef";
     hex[0] = '0';

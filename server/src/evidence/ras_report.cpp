@@ -198,158 +198,214 @@ long long to_ll(const std::string& s) {
   return v;
 }
 
-RasReport parse_text(const std::vector<std::string_view>& lines) {
-  const auto& P = patterns();
+// One pass over a text report: which section a line is in, and which communicator (and which
+// part of it) the lines describe. Each kind of line has its handler; `feed` keeps the order in
+// which a line is tried against them.
+struct TextParser {
+  enum class Section { kNone, kTable, kDead, kIncomplete, kComm };
+  const TextPatterns& P = patterns();
   RasReport r;
   std::map<int, int> ranks_per_comm;  // summary table: group number -> ranks per comm
-  enum class Section { kNone, kTable, kDead, kIncomplete, kComm } section = Section::kNone;
+  Section section = Section::kNone;
   RasCommunicator* comm = nullptr;
   bool in_counts = false;  // inside "different ... operation counts" of `comm`
   bool in_missing = false;
   bool monitor = false;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    std::string_view line = trim(lines[i]);
-    std::string a, b, c, d, e, f, g, h;
-    if (line.empty()) {
-      if (section != Section::kTable) section = Section::kNone;
-      continue;
-    }
-    if (r.nccl_version.empty() && RE2::PartialMatch(line, P.version, &a)) r.nccl_version = a;
-    if (RE2::FullMatch(line, P.comm, &a, &b, &c, &d)) {
-      std::string id = "#" + a + "-" + b;
-      comm = nullptr;
-      for (auto& x : r.communicators)
-        if (x.id == id) comm = &x;
-      if (!comm) {
-        r.communicators.emplace_back();
-        comm = &r.communicators.back();
-        comm->id = id;
-        comm->hash = c;
-        comm->line = i;
-        auto it = ranks_per_comm.find(to_int(a));
-        if (it != ranks_per_comm.end()) comm->size = it->second;
-      }
-      comm->problems.push_back(d);
-      section = Section::kComm;
-      in_counts = in_missing = false;
-      continue;
-    }
-    if (line.rfind("Group ", 0) == 0) {
-      section = Section::kTable;
-      continue;
-    }
-    if (section == Section::kTable) {
-      if (RE2::FullMatch(line, P.table_row, &a, &b, &c, &d, &e, &f, &g, &h)) {
-        int per_comm = to_int(e);
-        if (per_comm > 0 && per_comm <= kMaxRanks) ranks_per_comm[to_int(a)] = per_comm;
-        continue;
-      }
-      if (line.rfind("#", 0) == 0) {  // the header's second line
-        continue;
-      }
-      section = Section::kNone;
-    }
-    if (line == "DEAD") {
-      section = Section::kDead;
-      continue;
-    }
-    if (line == "INCOMPLETE") {
-      section = Section::kIncomplete;
-      continue;
-    }
-    if (section == Section::kDead || section == Section::kIncomplete) {
-      if (RE2::FullMatch(line, P.process, &a, &b, &c))
-        (section == Section::kDead ? r.dead : r.unreachable).push_back({b, to_ll(a), c, i});
-      continue;
-    }
-    if (section == Section::kComm && comm) {
-      if (RE2::FullMatch(line, P.diff_counts, &a)) {
-        in_counts = true;
-        in_missing = false;
-        // A sentinel holds the kind of operation until the first group line replaces it.
-        comm->counts.push_back({a, -1, -1, {}});
-        continue;
-      }
-      if (RE2::FullMatch(line, P.diff_status)) {
-        in_counts = in_missing = false;
-        continue;
-      }
-      if (line.rfind("Missing communicator data from", 0) == 0) {
-        comm->missing_line = i;
-        in_missing = true;
-        in_counts = false;
-        continue;
-      }
-      if (RE2::FullMatch(line, P.missing_list, &a)) {
-        comm->missing_line = i;
-        std::string_view rest = a;
-        while (!rest.empty()) {
-          std::size_t k = rest.find_first_of(", ");
-          std::string tok(rest.substr(0, k));
-          if (!tok.empty()) {
-            int rank = to_int(tok);
-            if (rank >= 0) comm->missing.push_back({rank, {}});
-          }
-          if (k == std::string_view::npos) break;
-          rest.remove_prefix(k + 1);
-        }
-        continue;
-      }
-      if (in_counts && !comm->counts.empty()) {
-        std::string op = comm->counts.back().op;
-        auto add_group = [&](int n, long long launched) -> RasCountGroup& {
-          auto& last = comm->counts.back();
-          if (last.ranks == -1) {  // the sentinel becomes the first group
-            last.ranks = n;
-            last.launched = launched;
-            return last;
-          }
-          comm->counts.push_back({op, n, launched, {}});
-          return comm->counts.back();
-        };
-        if (RE2::FullMatch(line, P.group_launched, &a, &b)) {
-          add_group(to_int(a), to_ll(b));
-          continue;
-        }
-        if (RE2::FullMatch(line, P.group_none, &a)) {
-          add_group(to_int(a), 0);
-          continue;
-        }
-        if (RE2::FullMatch(line, P.rank_launched, &a, &b, &c, &d, &e)) {
-          add_group(1, to_ll(b)).members.push_back({to_int(a), {e, d.empty() ? -1 : to_ll(d), c}});
-          continue;
-        }
-        if (RE2::FullMatch(line, P.rank_none, &a, &c, &d, &e)) {
-          add_group(1, 0).members.push_back({to_int(a), {e, d.empty() ? -1 : to_ll(d), c}});
-          continue;
-        }
-        if (RE2::FullMatch(line, P.rank_member, &a, &c, &d, &e) && comm->counts.back().ranks > 0) {
-          comm->counts.back().members.push_back({to_int(a), {e, d.empty() ? -1 : to_ll(d), c}});
-          continue;
-        }
-      }
-      if (in_missing && RE2::FullMatch(line, P.rank_member, &a, &c, &d, &e)) {
-        comm->missing.push_back({to_int(a), {e, d.empty() ? -1 : to_ll(d), c}});
-        continue;
-      }
-      continue;
-    }
-    if (RE2::FullMatch(line, P.monitor, &a, &b, &c)) {
-      monitor = true;
-      RasEvent ev{a, b, {}, i};
-      std::string pid, host, gpu;
-      if (RE2::PartialMatch(c, P.process, &pid, &host, &gpu))
-        ev.peer = {host, to_ll(pid), std::string(trim(gpu))};
-      r.events.push_back(std::move(ev));
-    }
+
+  void feed(std::size_t i, std::string_view line);
+  bool communicator_header(std::size_t i, std::string_view line);
+  bool summary_table_row(std::string_view line);
+  void communicator_line(std::size_t i, std::string_view line);
+  void missing_ranks(std::size_t i, std::string_view list);
+  RasCountGroup& add_group(int n, long long launched);
+  bool count_line(std::string_view line);
+  void monitor_event(std::size_t i, std::string_view line);
+  RasReport finish();
+};
+
+void TextParser::feed(std::size_t i, std::string_view line) {
+  if (line.empty()) {
+    if (section != Section::kTable) section = Section::kNone;
+    return;
   }
+  std::string a, b, c;
+  if (r.nccl_version.empty() && RE2::PartialMatch(line, P.version, &a)) r.nccl_version = a;
+  if (communicator_header(i, line)) return;
+  if (line.rfind("Group ", 0) == 0) {
+    section = Section::kTable;
+    return;
+  }
+  if (section == Section::kTable && summary_table_row(line)) return;
+  if (line == "DEAD") {
+    section = Section::kDead;
+    return;
+  }
+  if (line == "INCOMPLETE") {
+    section = Section::kIncomplete;
+    return;
+  }
+  if (section == Section::kDead || section == Section::kIncomplete) {
+    if (RE2::FullMatch(line, P.process, &a, &b, &c))
+      (section == Section::kDead ? r.dead : r.unreachable).push_back({b, to_ll(a), c, i});
+    return;
+  }
+  if (section == Section::kComm && comm) {
+    communicator_line(i, line);
+    return;
+  }
+  monitor_event(i, line);
+}
+
+// "#0-0 (hash) MISMATCH": a communicator, new or named again for another problem; its size
+// comes from the summary table read before it.
+bool TextParser::communicator_header(std::size_t i, std::string_view line) {
+  std::string a, b, c, d;
+  if (!RE2::FullMatch(line, P.comm, &a, &b, &c, &d)) return false;
+  std::string id = "#" + a + "-" + b;
+  comm = nullptr;
+  for (auto& x : r.communicators)
+    if (x.id == id) comm = &x;
+  if (!comm) {
+    r.communicators.emplace_back();
+    comm = &r.communicators.back();
+    comm->id = id;
+    comm->hash = c;
+    comm->line = i;
+    auto it = ranks_per_comm.find(to_int(a));
+    if (it != ranks_per_comm.end()) comm->size = it->second;
+  }
+  comm->problems.push_back(d);
+  section = Section::kComm;
+  in_counts = in_missing = false;
+  return true;
+}
+
+// A line of the summary table (or its header's second line); false, leaving the table, for
+// any other line.
+bool TextParser::summary_table_row(std::string_view line) {
+  std::string a, b, c, d, e, f, g, h;
+  if (RE2::FullMatch(line, P.table_row, &a, &b, &c, &d, &e, &f, &g, &h)) {
+    int per_comm = to_int(e);
+    if (per_comm > 0 && per_comm <= kMaxRanks) ranks_per_comm[to_int(a)] = per_comm;
+    return true;
+  }
+  if (line.rfind("#", 0) == 0) {  // the header's second line
+    return true;
+  }
+  section = Section::kNone;
+  return false;
+}
+
+// A line inside a communicator's section: which of its parts starts, or a line of one.
+void TextParser::communicator_line(std::size_t i, std::string_view line) {
+  std::string a, c, d, e;
+  if (RE2::FullMatch(line, P.diff_counts, &a)) {
+    in_counts = true;
+    in_missing = false;
+    // A sentinel holds the kind of operation until the first group line replaces it.
+    comm->counts.push_back({a, -1, -1, {}});
+    return;
+  }
+  if (RE2::FullMatch(line, P.diff_status)) {
+    in_counts = in_missing = false;
+    return;
+  }
+  if (line.rfind("Missing communicator data from", 0) == 0) {
+    comm->missing_line = i;
+    in_missing = true;
+    in_counts = false;
+    return;
+  }
+  if (RE2::FullMatch(line, P.missing_list, &a)) {
+    missing_ranks(i, a);
+    return;
+  }
+  if (in_counts && !comm->counts.empty() && count_line(line)) return;
+  if (in_missing && RE2::FullMatch(line, P.rank_member, &a, &c, &d, &e))
+    comm->missing.push_back({to_int(a), {e, d.empty() ? -1 : to_ll(d), c}});
+}
+
+// "The missing ranks: 3, 5": ranks without process information.
+void TextParser::missing_ranks(std::size_t i, std::string_view list) {
+  comm->missing_line = i;
+  std::string_view rest = list;
+  while (!rest.empty()) {
+    std::size_t k = rest.find_first_of(", ");
+    std::string tok(rest.substr(0, k));
+    if (!tok.empty()) {
+      int rank = to_int(tok);
+      if (rank >= 0) comm->missing.push_back({rank, {}});
+    }
+    if (k == std::string_view::npos) break;
+    rest.remove_prefix(k + 1);
+  }
+}
+
+RasCountGroup& TextParser::add_group(int n, long long launched) {
+  std::string op = comm->counts.back().op;
+  auto& last = comm->counts.back();
+  if (last.ranks == -1) {  // the sentinel becomes the first group
+    last.ranks = n;
+    last.launched = launched;
+    return last;
+  }
+  comm->counts.push_back({op, n, launched, {}});
+  return comm->counts.back();
+}
+
+// A group of an operation-counts part ("3 ranks have launched up to operation 7"), a rank
+// standing for its own group, or a member of the last group; false for any other line.
+bool TextParser::count_line(std::string_view line) {
+  std::string a, b, c, d, e;
+  if (RE2::FullMatch(line, P.group_launched, &a, &b)) {
+    add_group(to_int(a), to_ll(b));
+    return true;
+  }
+  if (RE2::FullMatch(line, P.group_none, &a)) {
+    add_group(to_int(a), 0);
+    return true;
+  }
+  if (RE2::FullMatch(line, P.rank_launched, &a, &b, &c, &d, &e)) {
+    add_group(1, to_ll(b)).members.push_back({to_int(a), {e, d.empty() ? -1 : to_ll(d), c}});
+    return true;
+  }
+  if (RE2::FullMatch(line, P.rank_none, &a, &c, &d, &e)) {
+    add_group(1, 0).members.push_back({to_int(a), {e, d.empty() ? -1 : to_ll(d), c}});
+    return true;
+  }
+  if (RE2::FullMatch(line, P.rank_member, &a, &c, &d, &e) && comm->counts.back().ranks > 0) {
+    comm->counts.back().members.push_back({to_int(a), {e, d.empty() ? -1 : to_ll(d), c}});
+    return true;
+  }
+  return false;
+}
+
+// "[time] PEER_DEAD: ...": a line of the RAS monitor's event stream.
+void TextParser::monitor_event(std::size_t i, std::string_view line) {
+  std::string a, b, c;
+  if (!RE2::FullMatch(line, P.monitor, &a, &b, &c)) return;
+  monitor = true;
+  RasEvent ev{a, b, {}, i};
+  std::string pid, host, gpu;
+  if (RE2::PartialMatch(c, P.process, &pid, &host, &gpu))
+    ev.peer = {host, to_ll(pid), std::string(trim(gpu))};
+  r.events.push_back(std::move(ev));
+}
+
+RasReport TextParser::finish() {
   // Drop sentinels of count sections that listed no group.
   for (auto& x : r.communicators)
     x.counts.erase(std::remove_if(x.counts.begin(), x.counts.end(),
                                   [](const RasCountGroup& g) { return g.ranks < 0; }),
                    x.counts.end());
   if (monitor && r.communicators.empty()) r.format = RasFormat::kMonitorText;
-  return r;
+  return std::move(r);
+}
+
+RasReport parse_text(const std::vector<std::string_view>& lines) {
+  TextParser p;
+  for (std::size_t i = 0; i < lines.size(); ++i) p.feed(i, trim(lines[i]));
+  return p.finish();
 }
 
 // A file that appends the output of repeated queries holds several reports, each starting

@@ -455,8 +455,12 @@ std::array<bool, kVars> mpmd_check(Scopes& scopes, const std::vector<Token>& w) 
   return partial;
 }
 
-void shell_scan(const LaunchFile& f, Scopes& scopes) {
-  std::vector<Token> toks = shell_tokens(f.text);
+// One pass over a script's tokens: the words of the simple command being read, or the
+// if/elif condition or case header being read, and the scopes they open and close.
+struct ShellScanner {
+  explicit ShellScanner(Scopes& s) : scopes(s) {}
+
+  Scopes& scopes;
   // Per simple command: its words; the state of an if/elif condition or a case header.
   std::vector<Token> words;
   enum { kCommand, kCondition, kCaseSubject, kCasePattern } mode = kCommand;
@@ -467,140 +471,174 @@ void shell_scan(const LaunchFile& f, Scopes& scopes) {
   bool test_cmd = false;   // the command is `[`, `[[`, `test`, `(( ))`
   std::string pattern;
 
-  auto end_command = [&](std::string_view sep) {
-    if (mode == kCommand && !words.empty()) {
-      std::array<bool, kVars> set{};
-      std::array<std::size_t, kVars> line{};
-      if (!test_cmd) {
-        command_sets(words, 0, words.size(), set, line);
-        // A variable some MPMD sections run without is not set where this line stands.
-        auto partial = mpmd_check(scopes, words);
-        for (std::size_t v = 0; v < kVars; ++v)
-          if (set[v] && !partial[v]) scopes.assign(static_cast<Var>(v), line[v]);
-      } else if (sep == "&&" || sep == "||") {
-        // `[ "$RANK" = 0 ] && export ...`: the rest of the list runs on some ranks.
-        std::string text;
-        for (const auto& t : words) text.append(t.text).push_back(' ');
-        std::string id = identity_of(shell_identity(), text);
-        if (scopes.top() == Scopes::kOneLine)
-          scopes.mark_rank(!id.empty(), id);  // `[ a ] && [ "$RANK" = 0 ] && ...`
-        else
-          scopes.open(Scopes::kOneLine, !id.empty(), id, words.front().line);
-      }
-    }
-    words.clear();
-    test_cmd = false;
-    // A one-line conditional ends with its list; after `||` comes its other branch.
-    if (sep != "&&" && sep != "||" && scopes.top() == Scopes::kOneLine)
-      scopes.close();
-    else if (sep == "||" && scopes.top() == Scopes::kOneLine)
-      scopes.branch(true);
-  };
+  void scan(const std::vector<Token>& toks);
+  void separator(const Token& t);
+  void header_word(const std::vector<Token>& toks, std::size_t ti);
+  bool command_start(const Token& t);
+  void end_command(std::string_view sep);
+  void rank_test();
+};
 
+void ShellScanner::scan(const std::vector<Token>& toks) {
   for (std::size_t ti = 0; ti < toks.size(); ++ti) {
     const Token& t = toks[ti];
-    if (t.kind == Token::kSep) {
-      if (mode == kCondition || mode == kCaseSubject) {
-        cond += ' ';
-        continue;
-      }
-      if (mode == kCasePattern) {
-        if (t.text == ")") {
-          // `*)` is the default branch.
-          bool def = pattern.find('*') != std::string::npos &&
-                     pattern.find_first_not_of("*| ") == std::string::npos;
-          scopes.branch(def);
-          mode = kCommand;
-          pattern.clear();
-        }
-        continue;
-      }
-      if (t.text == "(" && words.empty()) {
-        ++parens;
-        continue;
-      }
-      if (t.text == ")" && parens > 0) {  // the end of `(( .. ))` or a subshell
-        --parens;
-        continue;
-      }
-      end_command(t.text);
-      parens = 0;
-      if ((t.text == ";;" || t.text == ";&" || t.text == ";;&") && scopes.top() == Scopes::kCase)
-        mode = kCasePattern;
-      continue;
-    }
-    std::string_view w = t.text;
-    if (mode == kCasePattern) {
-      if (w == "esac") {
-        scopes.close();
-        mode = kCommand;
-      } else {
-        pattern.append(w);
-      }
-      continue;
-    }
-    if (mode == kCaseSubject) {
-      if (w == "in") {
-        std::string id = identity_of(shell_identity(), cond);
-        scopes.open(Scopes::kCase, !id.empty(), id, cond_line);
-        mode = kCasePattern;
-        pattern.clear();
-      } else {
-        cond.append(w).push_back(' ');
-      }
-      continue;
-    }
-    if (mode == kCondition) {
-      // `then` ends the condition where a command could start.
-      bool at_start = ti > 0 && toks[ti - 1].kind == Token::kSep;
-      if (w == "then" && at_start) {
-        std::string id = identity_of(shell_identity(), cond);
-        if (cond_elif)
-          scopes.mark_rank(!id.empty(), id);
-        else
-          scopes.open(Scopes::kIf, !id.empty(), id, cond_line);
-        mode = kCommand;
-      } else {
-        cond.append(w).push_back(' ');
-      }
-      continue;
-    }
-    if (words.empty()) {
-      if (w == "if" || w == "elif") {
-        cond_elif = w == "elif";
-        if (cond_elif) scopes.branch(false);
-        cond.clear();
-        cond_line = t.line;
-        mode = kCondition;
-        continue;
-      }
-      if (w == "else") {
-        scopes.branch(true);
-        continue;
-      }
-      if (w == "fi") {
-        if (scopes.top() == Scopes::kOneLine) scopes.close();
-        scopes.close();
-        continue;
-      }
-      if (w == "case") {
-        cond.clear();
-        cond_line = t.line;
-        mode = kCaseSubject;
-        continue;
-      }
-      if (w == "esac") {
-        scopes.close();
-        continue;
-      }
-      if (w == "then" || w == "do" || w == "done" || w == "{" || w == "}" || w == "!" ||
-          w == "while" || w == "until")
-        continue;
-      test_cmd = w == "[" || w == "[[" || w == "test" || parens >= 2;
-    }
-    words.push_back(t);
+    if (t.kind == Token::kSep)
+      separator(t);
+    else if (mode != kCommand)
+      header_word(toks, ti);
+    else if (!words.empty() || !command_start(t))
+      words.push_back(t);
   }
   end_command("\n");
+}
+
+// A separator: inside a condition or case subject a blank; after a case pattern its `)`;
+// otherwise the end of a command, save a `(` or `)` that only wraps one.
+void ShellScanner::separator(const Token& t) {
+  if (mode == kCondition || mode == kCaseSubject) {
+    cond += ' ';
+    return;
+  }
+  if (mode == kCasePattern) {
+    if (t.text == ")") {
+      // `*)` is the default branch.
+      bool def = pattern.find('*') != std::string::npos &&
+                 pattern.find_first_not_of("*| ") == std::string::npos;
+      scopes.branch(def);
+      mode = kCommand;
+      pattern.clear();
+    }
+    return;
+  }
+  if (t.text == "(" && words.empty()) {
+    ++parens;
+    return;
+  }
+  if (t.text == ")" && parens > 0) {  // the end of `(( .. ))` or a subshell
+    --parens;
+    return;
+  }
+  end_command(t.text);
+  parens = 0;
+  if ((t.text == ";;" || t.text == ";&" || t.text == ";;&") && scopes.top() == Scopes::kCase)
+    mode = kCasePattern;
+}
+
+// A word of a case pattern, a case subject or an if/elif condition: `esac`, `in` and `then`
+// end them and open or close their scope.
+void ShellScanner::header_word(const std::vector<Token>& toks, std::size_t ti) {
+  std::string_view w = toks[ti].text;
+  if (mode == kCasePattern) {
+    if (w == "esac") {
+      scopes.close();
+      mode = kCommand;
+    } else {
+      pattern.append(w);
+    }
+    return;
+  }
+  if (mode == kCaseSubject) {
+    if (w == "in") {
+      std::string id = identity_of(shell_identity(), cond);
+      scopes.open(Scopes::kCase, !id.empty(), id, cond_line);
+      mode = kCasePattern;
+      pattern.clear();
+    } else {
+      cond.append(w).push_back(' ');
+    }
+    return;
+  }
+  // kCondition: `then` ends the condition where a command could start.
+  bool at_start = ti > 0 && toks[ti - 1].kind == Token::kSep;
+  if (w == "then" && at_start) {
+    std::string id = identity_of(shell_identity(), cond);
+    if (cond_elif)
+      scopes.mark_rank(!id.empty(), id);
+    else
+      scopes.open(Scopes::kIf, !id.empty(), id, cond_line);
+    mode = kCommand;
+  } else {
+    cond.append(w).push_back(' ');
+  }
+}
+
+// The first word of a command: a keyword that opens, splits or closes a scope (true: it is
+// consumed), or the command's name, which says whether it is a test.
+bool ShellScanner::command_start(const Token& t) {
+  std::string_view w = t.text;
+  if (w == "if" || w == "elif") {
+    cond_elif = w == "elif";
+    if (cond_elif) scopes.branch(false);
+    cond.clear();
+    cond_line = t.line;
+    mode = kCondition;
+    return true;
+  }
+  if (w == "else") {
+    scopes.branch(true);
+    return true;
+  }
+  if (w == "fi") {
+    if (scopes.top() == Scopes::kOneLine) scopes.close();
+    scopes.close();
+    return true;
+  }
+  if (w == "case") {
+    cond.clear();
+    cond_line = t.line;
+    mode = kCaseSubject;
+    return true;
+  }
+  if (w == "esac") {
+    scopes.close();
+    return true;
+  }
+  if (w == "then" || w == "do" || w == "done" || w == "{" || w == "}" || w == "!" || w == "while" ||
+      w == "until")
+    return true;
+  test_cmd = w == "[" || w == "[[" || w == "test" || parens >= 2;
+  return false;
+}
+
+// A command ends: what it sets is assigned in the current scope, or a test before `&&` /
+// `||` opens a one-line conditional.
+void ShellScanner::end_command(std::string_view sep) {
+  if (mode == kCommand && !words.empty()) {
+    std::array<bool, kVars> set{};
+    std::array<std::size_t, kVars> line{};
+    if (!test_cmd) {
+      command_sets(words, 0, words.size(), set, line);
+      // A variable some MPMD sections run without is not set where this line stands.
+      auto partial = mpmd_check(scopes, words);
+      for (std::size_t v = 0; v < kVars; ++v)
+        if (set[v] && !partial[v]) scopes.assign(static_cast<Var>(v), line[v]);
+    } else if (sep == "&&" || sep == "||") {
+      rank_test();
+    }
+  }
+  words.clear();
+  test_cmd = false;
+  // A one-line conditional ends with its list; after `||` comes its other branch.
+  if (sep != "&&" && sep != "||" && scopes.top() == Scopes::kOneLine)
+    scopes.close();
+  else if (sep == "||" && scopes.top() == Scopes::kOneLine)
+    scopes.branch(true);
+}
+
+// `[ "$RANK" = 0 ] && export ...`: the rest of the list runs on some ranks.
+void ShellScanner::rank_test() {
+  std::string text;
+  for (const auto& t : words) text.append(t.text).push_back(' ');
+  std::string id = identity_of(shell_identity(), text);
+  if (scopes.top() == Scopes::kOneLine)
+    scopes.mark_rank(!id.empty(), id);  // `[ a ] && [ "$RANK" = 0 ] && ...`
+  else
+    scopes.open(Scopes::kOneLine, !id.empty(), id, words.front().line);
+}
+
+void shell_scan(const LaunchFile& f, Scopes& scopes) {
+  std::vector<Token> toks = shell_tokens(f.text);
+  ShellScanner(scopes).scan(toks);
 }
 
 // ---- python ---------------------------------------------------------------------------

@@ -277,15 +277,33 @@ std::string wrapper_script(const BindingTable& b) {
   return s;
 }
 
-ShellBindResult shell_binding_edits(std::string_view text, const BindingTable& b,
-                                    std::string_view wrapper_ref) {
-  ShellBindResult res;
-  if (!b.usable()) return res;
-  const std::string eol = line_ending(text);
-  auto cmds = parse_shell(text);
-  const auto blocks = generated_blocks(text);
-  const std::string wrap = "\"${FIRSTFAULT_BIND:-" + dq_escape(wrapper_ref) + "}\" ";
+namespace {
 
+// srun --export=ALL,NCCL_IB_HCA=mlx5_1 without the NCCL_IB_HCA item ("ALL" when none is
+// left): a comma list cannot carry NCCL's comma list.
+std::string export_without_hca(const std::string& word) {
+  std::string v = word.substr(9), outv;
+  std::size_t pos = 0;
+  while (pos <= v.size()) {
+    std::size_t comma = v.find(',', pos);
+    std::string item = v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (item.substr(0, 12) != "NCCL_IB_HCA=") outv += (outv.empty() ? "" : ",") + item;
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  if (outv.empty()) outv = "ALL";
+  return outv;
+}
+
+// The state shell_binding_edits' phases share: the script, its launch lines, and where the
+// per-rank block is (already there, or placed by an earlier phase).
+struct BindingEdit {
+  std::string_view text;
+  const BindingTable& b;
+  std::string eol;
+  std::vector<ShellCommand> cmds;
+  std::vector<BlockRange> blocks;
+  std::string wrap;
   // Launch lines and whether any of them starts all local ranks.
   struct L {
     const ShellCommand* c;
@@ -293,6 +311,20 @@ ShellBindResult shell_binding_edits(std::string_view text, const BindingTable& b
   };
   std::vector<L> launches;
   bool spawning = false;
+  BlockRange existing;
+  bool have_block = false;
+  bool block_placed = false;
+  ShellBindResult res;
+
+  void find_launches();
+  void edit_assignments();
+  bool assignment_becomes_block(const ShellCommand& c);
+  void edit_hca_words(const ShellCommand& c, bool is_launch);
+  void wrap_launches();
+  void place_rank_block();
+};
+
+void BindingEdit::find_launches() {
   for (const auto& c : cmds) {
     if (in_generated_block(blocks, c.first_line)) continue;
     auto ch = launch_chain(c);
@@ -300,131 +332,155 @@ ShellBindResult shell_binding_edits(std::string_view text, const BindingTable& b
     for (const auto& s : ch) spawning |= spawns_ranks(s.kind);
     launches.push_back({&c, std::move(ch)});
   }
-  res.found_target = !launches.empty();
-  if (launches.empty()) return res;
-  res.uses_wrapper = spawning;
+}
 
-  BlockRange existing;
-  bool have_block = find_block(text, kHcaBlock, existing);
-  const ShellCommand* first_launch = launches.front().c;
-  bool block_placed = have_block;
-
-  // Existing assignments.
+// Existing assignments.
+void BindingEdit::edit_assignments() {
   for (const auto& c : cmds) {
     if (in_generated_block(blocks, c.first_line)) continue;
     bool is_launch =
         std::any_of(launches.begin(), launches.end(), [&](const L& l) { return l.c == &c; });
     std::size_t k = standalone_assignment(c, "NCCL_IB_HCA");
     if (k != std::string::npos) {
-      if (!spawning && !block_placed && c.first_line < first_launch->first_line &&
-          c.first_line == c.last_line && c.indent == first_launch->indent &&
-          c.words.size() == (c.words[0].value == "export" ? 2u : 1u)) {
-        // The per-rank block takes the assignment's line, line end included whatever it
-        // is (a CRLF line in an LF file too: the block then ends the way a later run
-        // regenerates it). Only when nothing else follows on that line: what did would
-        // end up after the end marker, inside its comment.
-        std::size_t nl = std::min(text.find('\n', c.end), text.size());
-        std::size_t le = nl < text.size() ? nl + 1 : nl;
-        if (trim(text.substr(c.end, nl - c.end)).empty()) {
-          add_edit(res.edits, text, line_start(text, c.begin), le,
-                   with_eol(shell_rank_block(b, c.indent, true), eol));
-          block_placed = true;
-          continue;
-        }
-      }
+      if (assignment_becomes_block(c)) continue;
       add_edit(res.edits, text, c.words[k].begin, c.words[k].end,
                "NCCL_IB_HCA=" + shell_quote(b.node_hca));
       continue;
     }
-    for (std::size_t i = 0; i < c.words.size(); ++i) {
-      const Word& w = c.words[i];
-      bool prefix = i < command_word(c) && w.value.substr(0, 12) == "NCCL_IB_HCA=";
-      bool dash_x =
-          i > 0 && c.words[i - 1].value == "-x" && w.value.substr(0, 12) == "NCCL_IB_HCA=";
-      if (prefix && is_launch && !spawning) {
-        add_edit(res.edits, text, w.begin, after_blanks(text, w.end), "");  // the block sets it
-      } else if (prefix || dash_x) {
-        add_edit(res.edits, text, w.begin, w.end, "NCCL_IB_HCA=" + shell_quote(b.node_hca));
-      } else if (w.value.substr(0, 9) == "--export=" &&
-                 w.value.find("NCCL_IB_HCA=") != std::string::npos) {
-        // srun --export=ALL,NCCL_IB_HCA=mlx5_1: drop the item (a comma list cannot carry
-        // NCCL's comma list); the wrapper sets it per rank.
-        std::string v = w.value.substr(9), outv;
-        std::size_t pos = 0;
-        while (pos <= v.size()) {
-          std::size_t comma = v.find(',', pos);
-          std::string item =
-              v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-          if (item.substr(0, 12) != "NCCL_IB_HCA=") outv += (outv.empty() ? "" : ",") + item;
-          if (comma == std::string::npos) break;
-          pos = comma + 1;
-        }
-        if (outv.empty()) outv = "ALL";
-        add_edit(res.edits, text, w.begin, w.end, "--export=" + shell_quote(outv));
-      }
+    edit_hca_words(c, is_launch);
+  }
+}
+
+// A lone NCCL_IB_HCA assignment before the first launch line of a per-rank script: the
+// per-rank block replaces it. False, changing nothing, when it cannot.
+bool BindingEdit::assignment_becomes_block(const ShellCommand& c) {
+  const ShellCommand* first_launch = launches.front().c;
+  if (!spawning && !block_placed && c.first_line < first_launch->first_line &&
+      c.first_line == c.last_line && c.indent == first_launch->indent &&
+      c.words.size() == (c.words[0].value == "export" ? 2u : 1u)) {
+    // The per-rank block takes the assignment's line, line end included whatever it
+    // is (a CRLF line in an LF file too: the block then ends the way a later run
+    // regenerates it). Only when nothing else follows on that line: what did would
+    // end up after the end marker, inside its comment.
+    std::size_t nl = std::min(text.find('\n', c.end), text.size());
+    std::size_t le = nl < text.size() ? nl + 1 : nl;
+    if (trim(text.substr(c.end, nl - c.end)).empty()) {
+      add_edit(res.edits, text, line_start(text, c.begin), le,
+               with_eol(shell_rank_block(b, c.indent, true), eol));
+      block_placed = true;
+      return true;
     }
   }
+  return false;
+}
 
-  if (spawning) {
+// NCCL_IB_HCA in a command's words: a prefix assignment, mpirun's -x, srun's --export.
+void BindingEdit::edit_hca_words(const ShellCommand& c, bool is_launch) {
+  for (std::size_t i = 0; i < c.words.size(); ++i) {
+    const Word& w = c.words[i];
+    bool prefix = i < command_word(c) && w.value.substr(0, 12) == "NCCL_IB_HCA=";
+    bool dash_x = i > 0 && c.words[i - 1].value == "-x" && w.value.substr(0, 12) == "NCCL_IB_HCA=";
+    if (prefix && is_launch && !spawning) {
+      add_edit(res.edits, text, w.begin, after_blanks(text, w.end), "");  // the block sets it
+    } else if (prefix || dash_x) {
+      add_edit(res.edits, text, w.begin, w.end, "NCCL_IB_HCA=" + shell_quote(b.node_hca));
+    } else if (w.value.substr(0, 9) == "--export=" &&
+               w.value.find("NCCL_IB_HCA=") != std::string::npos) {
+      // srun --export=ALL,NCCL_IB_HCA=mlx5_1: drop the item (a comma list cannot carry
+      // NCCL's comma list); the wrapper sets it per rank.
+      add_edit(res.edits, text, w.begin, w.end,
+               "--export=" + shell_quote(export_without_hca(w.value)));
+    }
+  }
+}
+
+// A launcher starts all local ranks: each runs through the wrapper, put in front of the
+// program of the innermost stage that starts ranks.
+void BindingEdit::wrap_launches() {
+  for (const auto& l : launches) {
+    const auto& w = l.c->words;
+    bool done = std::any_of(w.begin(), w.end(), [](const Word& x) {
+      return x.value.find("FIRSTFAULT_BIND") != std::string::npos ||
+             x.value.find("firstfault-bind") != std::string::npos;
+    });
+    if (done) continue;
+    // The innermost stage that starts ranks: srun torchrun ... -> torchrun.
+    const Stage* s = nullptr;
+    for (const auto& st : l.chain)
+      if (spawns_ranks(st.kind)) s = &st;
+    if (!s || s->program >= w.size()) continue;
+    std::size_t at = w[s->program].begin;
+    if (s->kind == Launcher::Torchrun || s->kind == Launcher::Deepspeed) {
+      // --no_python: torchrun 1.10+ and deepspeed both accept the underscore spelling.
+      std::string flag = "--no_python ";
+      if (s->no_python) {
+        res.edits.push_back({at, at, wrap});
+      } else {
+        res.edits.push_back({at, at, flag + wrap + "python " + (s->module ? "-m " : "")});
+        if (s->module) {
+          const Word& mw = w[s->module_word];
+          res.edits.push_back({mw.begin, after_blanks(text, mw.end), ""});
+        }
+      }
+    } else {
+      res.edits.push_back({at, at, wrap});
+    }
+  }
+  res.notes.push_back("each local rank runs through " + std::string(kWrapperName) +
+                      ", which sets NCCL_IB_HCA for its rank (set FIRSTFAULT_BIND to move it)");
+}
+
+// Per-rank script: the block before the first launch line, numactl in front of it.
+void BindingEdit::place_rank_block() {
+  const ShellCommand& c = *launches.front().c;
+  std::string blk = with_eol(shell_rank_block(b, have_block ? "" : c.indent, true), eol);
+  if (have_block) {
+    // Keep the indentation the block already has.
+    auto lines = split_lines(text);
+    std::string ind(leading_space(lines[existing.first_line].text));
+    blk = with_eol(shell_rank_block(b, ind, true), eol);
+    add_edit(res.edits, text, existing.begin, existing.end, blk);
+  } else if (!block_placed) {
+    std::size_t ls = line_start(text, c.begin);
+    res.edits.push_back({ls, ls, blk});
+  }
+  if (b.has_numa()) {
     for (const auto& l : launches) {
       const auto& w = l.c->words;
       bool done = std::any_of(w.begin(), w.end(), [](const Word& x) {
-        return x.value.find("FIRSTFAULT_BIND") != std::string::npos ||
-               x.value.find("firstfault-bind") != std::string::npos;
+        return x.value.find("ff_numactl") != std::string::npos;
       });
       if (done) continue;
-      // The innermost stage that starts ranks: srun torchrun ... -> torchrun.
-      const Stage* s = nullptr;
-      for (const auto& st : l.chain)
-        if (spawns_ranks(st.kind)) s = &st;
-      if (!s || s->program >= w.size()) continue;
-      std::size_t at = w[s->program].begin;
-      if (s->kind == Launcher::Torchrun || s->kind == Launcher::Deepspeed) {
-        // --no_python: torchrun 1.10+ and deepspeed both accept the underscore spelling.
-        std::string flag = "--no_python ";
-        if (s->no_python) {
-          res.edits.push_back({at, at, wrap});
-        } else {
-          res.edits.push_back({at, at, flag + wrap + "python " + (s->module ? "-m " : "")});
-          if (s->module) {
-            const Word& mw = w[s->module_word];
-            res.edits.push_back({mw.begin, after_blanks(text, mw.end), ""});
-          }
-        }
-      } else {
-        res.edits.push_back({at, at, wrap});
-      }
-    }
-    res.notes.push_back("each local rank runs through " + std::string(kWrapperName) +
-                        ", which sets NCCL_IB_HCA for its rank (set FIRSTFAULT_BIND to move it)");
-  } else {
-    // Per-rank script: the block before the first launch line, numactl in front of it.
-    const ShellCommand& c = *first_launch;
-    std::string blk = with_eol(shell_rank_block(b, have_block ? "" : c.indent, true), eol);
-    if (have_block) {
-      // Keep the indentation the block already has.
-      auto lines = split_lines(text);
-      std::string ind(leading_space(lines[existing.first_line].text));
-      blk = with_eol(shell_rank_block(b, ind, true), eol);
-      add_edit(res.edits, text, existing.begin, existing.end, blk);
-    } else if (!block_placed) {
-      std::size_t ls = line_start(text, c.begin);
-      res.edits.push_back({ls, ls, blk});
-    }
-    if (b.has_numa()) {
-      for (const auto& l : launches) {
-        const auto& w = l.c->words;
-        bool done = std::any_of(w.begin(), w.end(), [](const Word& x) {
-          return x.value.find("ff_numactl") != std::string::npos;
-        });
-        if (done) continue;
-        std::size_t cw = command_word(*l.c);
-        if (cw < w.size()) res.edits.push_back({w[cw].begin, w[cw].begin, "$ff_numactl "});
-      }
+      std::size_t cw = command_word(*l.c);
+      if (cw < w.size()) res.edits.push_back({w[cw].begin, w[cw].begin, "$ff_numactl "});
     }
   }
-  sort_edits(res.edits);
-  return res;
+}
+
+}  // namespace
+
+ShellBindResult shell_binding_edits(std::string_view text, const BindingTable& b,
+                                    std::string_view wrapper_ref) {
+  if (!b.usable()) return ShellBindResult();
+  BindingEdit e{text,
+                b,
+                line_ending(text),
+                parse_shell(text),
+                generated_blocks(text),
+                "\"${FIRSTFAULT_BIND:-" + dq_escape(wrapper_ref) + "}\" "};
+  e.find_launches();
+  e.res.found_target = !e.launches.empty();
+  if (e.launches.empty()) return std::move(e.res);
+  e.res.uses_wrapper = e.spawning;
+  e.have_block = find_block(text, kHcaBlock, e.existing);
+  e.block_placed = e.have_block;
+  e.edit_assignments();
+  if (e.spawning)
+    e.wrap_launches();
+  else
+    e.place_rank_block();
+  sort_edits(e.res.edits);
+  return std::move(e.res);
 }
 
 GenResult shell_env_edits(std::string_view text, const EnvList& env) {

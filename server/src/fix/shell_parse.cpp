@@ -293,124 +293,135 @@ std::string shell_quote(std::string_view v) {
   return out + "'";
 }
 
-std::vector<ShellCommand> parse_shell(std::string_view t) {
-  std::vector<ShellCommand> out;
-  std::size_t i = 0;
-  std::string heredoc;  // delimiter we are skipping to
-  bool heredoc_tabs = false;
-  while (i < t.size()) {
-    if (!heredoc.empty()) {
-      std::size_t nl = t.find('\n', i);
-      std::size_t e = nl == std::string_view::npos ? t.size() : nl;
-      std::string_view l = t.substr(i, e - i);
-      if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-      if (heredoc_tabs)
-        while (!l.empty() && l.front() == '\t') l.remove_prefix(1);
-      if (l == heredoc) heredoc.clear();
-      i = nl == std::string_view::npos ? t.size() : nl + 1;
+namespace {
+
+// The heredoc whose body is being skipped: its delimiter (empty: none) and whether it was
+// `<<-`, whose body lines may start with tabs.
+struct Heredoc {
+  std::string delim;
+  bool tabs = false;
+};
+
+// Skips one line of a heredoc's body, ending the heredoc at its delimiter line. Returns
+// where the next line starts.
+std::size_t skip_heredoc_line(std::string_view t, std::size_t i, Heredoc& h) {
+  std::size_t nl = t.find('\n', i);
+  std::size_t e = nl == std::string_view::npos ? t.size() : nl;
+  std::string_view l = t.substr(i, e - i);
+  if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+  if (h.tabs)
+    while (!l.empty() && l.front() == '\t') l.remove_prefix(1);
+  if (l == h.delim) h.delim.clear();
+  return nl == std::string_view::npos ? t.size() : nl + 1;
+}
+
+// Where the word starting at `ws` ends: quotes, escapes and substitutions are part of it.
+std::size_t word_end(std::string_view t, std::size_t ws) {
+  std::size_t p = ws;
+  while (p < t.size()) {
+    char d = t[p];
+    if (blank(d) || d == '\n' || d == ';' || d == '|' || d == '&' || d == ')' ||
+        (d == '(' && p == ws))
+      break;
+    if (d == '\r' && p + 1 < t.size() && t[p + 1] == '\n') break;
+    if (d == '\\') {
+      if (p + 1 < t.size() && t[p + 1] == '\n') break;  // continuation
+      p += 2;
+    } else if (d == '\'') {
+      std::size_t q = t.find('\'', p + 1);
+      p = q == std::string_view::npos ? t.size() : q + 1;
+    } else if (d == '"') {
+      std::size_t k = p + 1;
+      while (k < t.size() && t[k] != '"') {
+        if (t[k] == '\\')
+          ++k;
+        else if (t[k] == '$' && k + 1 < t.size() && t[k + 1] == '(')
+          k = skip_subst(t, k) - 1;
+        ++k;
+      }
+      p = std::min(k + 1, t.size());
+    } else if ((d == '$' && p + 1 < t.size() && t[p + 1] == '(') || d == '`') {
+      p = skip_subst(t, p);
+    } else {
+      ++p;
+    }
+  }
+  return std::min(p, t.size());
+}
+
+// One logical line (continuations joined) from `i`: the first simple command's words into
+// `c`, every word into `all_words`. Returns where the next line starts.
+std::size_t read_line_words(std::string_view t, std::size_t i, ShellCommand& c,
+                            std::vector<Word>& all_words, bool& heredoc_pending) {
+  bool in_first = true;
+  std::size_t p = i;
+  while (p < t.size()) {
+    char ch = t[p];
+    if (ch == '\\' && p + 1 < t.size() &&
+        (t[p + 1] == '\n' || (t[p + 1] == '\r' && p + 2 < t.size() && t[p + 2] == '\n'))) {
+      p += t[p + 1] == '\n' ? 2 : 3;
       continue;
     }
-    ShellCommand c;
-    c.begin = i;
-    std::size_t ls = i;
-    while (ls < t.size() && blank(t[ls])) ++ls;
-    c.indent = std::string(t.substr(i, ls - i));
-    bool in_first = true, done = false;
-    std::vector<std::string> pending_heredocs;
-    std::vector<Word> all_words;
-    std::size_t p = i;
-    while (p < t.size() && !done) {
-      char ch = t[p];
-      if (ch == '\\' && p + 1 < t.size() &&
-          (t[p + 1] == '\n' || (t[p + 1] == '\r' && p + 2 < t.size() && t[p + 2] == '\n'))) {
-        p += t[p + 1] == '\n' ? 2 : 3;
-        continue;
-      }
-      if (ch == '\n') {
-        c.end = p > c.begin && t[p - 1] == '\r' ? p - 1 : p;
-        ++p;
-        done = true;
-        break;
-      }
-      if (blank(ch) || ch == '\r') {
-        ++p;
-        continue;
-      }
-      if (ch == '#') {  // comment to end of line
-        while (p < t.size() && t[p] != '\n') ++p;
-        continue;
-      }
-      if (ch == ';' || ch == '|' || ch == '&' || ch == '(' || ch == ')') {
-        if (!c.words.empty() || ch == ')') in_first = false;
-        ++p;
-        continue;
-      }
-      // A word.
-      std::size_t ws = p;
-      while (p < t.size()) {
-        char d = t[p];
-        if (blank(d) || d == '\n' || d == ';' || d == '|' || d == '&' || d == ')' ||
-            (d == '(' && p == ws))
-          break;
-        if (d == '\r' && p + 1 < t.size() && t[p + 1] == '\n') break;
-        if (d == '\\') {
-          if (p + 1 < t.size() && t[p + 1] == '\n') break;  // continuation
-          p += 2;
-        } else if (d == '\'') {
-          std::size_t q = t.find('\'', p + 1);
-          p = q == std::string_view::npos ? t.size() : q + 1;
-        } else if (d == '"') {
-          std::size_t k = p + 1;
-          while (k < t.size() && t[k] != '"') {
-            if (t[k] == '\\')
-              ++k;
-            else if (t[k] == '$' && k + 1 < t.size() && t[k + 1] == '(')
-              k = skip_subst(t, k) - 1;
-            ++k;
-          }
-          p = std::min(k + 1, t.size());
-        } else if ((d == '$' && p + 1 < t.size() && t[p + 1] == '(') || d == '`') {
-          p = skip_subst(t, p);
-        } else {
-          ++p;
-        }
-      }
-      p = std::min(p, t.size());
-      Word w{ws, p, strip_quotes(t.substr(ws, p - ws))};
-      if (w.value.substr(0, 2) == "<<" && w.value.substr(0, 3) != "<<<")
-        pending_heredocs.push_back(w.value);
-      if (in_first) c.words.push_back(w);
-      all_words.push_back(std::move(w));
+    if (ch == '\n') {
+      c.end = p > c.begin && t[p - 1] == '\r' ? p - 1 : p;
+      return p + 1;
     }
-    if (!done)
-      c.end = t.size(), i = t.size();
-    else
-      i = p;
-    // Heredoc: "<<EOF", "<<-'EOF'", "<< EOF".
-    for (std::size_t k = 0; k < all_words.size() && pending_heredocs.size(); ++k) {
-      const std::string& v = all_words[k].value;
-      if (v.substr(0, 2) != "<<" || v.substr(0, 3) == "<<<") continue;
-      std::string d = v.substr(2);
-      heredoc_tabs = !d.empty() && d[0] == '-';
-      if (heredoc_tabs) d.erase(0, 1);
-      if (d.empty() && k + 1 < all_words.size()) d = all_words[k + 1].value;
-      heredoc = d;
-      break;
+    if (blank(ch) || ch == '\r') {
+      ++p;
+      continue;
     }
-    // Leading keywords do not count as the command.
-    while (!c.words.empty()) {
-      const std::string& v = c.words.front().value;
-      if (v == "then" || v == "do" || v == "else" || v == "{" || v == "!" || v == "time" ||
-          v == "nohup" || v == "exec" || v == "command")
-        c.words.erase(c.words.begin());
-      else
-        break;
+    if (ch == '#') {  // comment to end of line
+      while (p < t.size() && t[p] != '\n') ++p;
+      continue;
     }
-    if (!c.words.empty()) out.push_back(std::move(c));
+    if (ch == ';' || ch == '|' || ch == '&' || ch == '(' || ch == ')') {
+      if (!c.words.empty() || ch == ')') in_first = false;
+      ++p;
+      continue;
+    }
+    // A word.
+    std::size_t ws = p;
+    p = word_end(t, ws);
+    Word w{ws, p, strip_quotes(t.substr(ws, p - ws))};
+    if (w.value.substr(0, 2) == "<<" && w.value.substr(0, 3) != "<<<") heredoc_pending = true;
+    if (in_first) c.words.push_back(w);
+    all_words.push_back(std::move(w));
   }
-  // Line numbers from the byte offsets, not counted while parsing: that count missed
-  // newlines inside $( ) and after a backslash in double quotes, and an off-by-one there put
-  // later lines inside a generated block.
+  c.end = t.size();
+  return t.size();
+}
+
+// Heredoc: "<<EOF", "<<-'EOF'", "<< EOF": the first one on the line starts the body skipped
+// from the next line on.
+void start_heredoc(const std::vector<Word>& all_words, Heredoc& h) {
+  for (std::size_t k = 0; k < all_words.size(); ++k) {
+    const std::string& v = all_words[k].value;
+    if (v.substr(0, 2) != "<<" || v.substr(0, 3) == "<<<") continue;
+    std::string d = v.substr(2);
+    h.tabs = !d.empty() && d[0] == '-';
+    if (h.tabs) d.erase(0, 1);
+    if (d.empty() && k + 1 < all_words.size()) d = all_words[k + 1].value;
+    h.delim = d;
+    break;
+  }
+}
+
+// Leading keywords do not count as the command.
+void drop_leading_keywords(ShellCommand& c) {
+  while (!c.words.empty()) {
+    const std::string& v = c.words.front().value;
+    if (v == "then" || v == "do" || v == "else" || v == "{" || v == "!" || v == "time" ||
+        v == "nohup" || v == "exec" || v == "command")
+      c.words.erase(c.words.begin());
+    else
+      break;
+  }
+}
+
+// Line numbers from the byte offsets, not counted while parsing: that count missed
+// newlines inside $( ) and after a backslash in double quotes, and an off-by-one there put
+// later lines inside a generated block.
+void number_lines(std::string_view t, std::vector<ShellCommand>& out) {
   std::size_t pos = 0, ln = 0;
   for (auto& c : out) {
     ln += static_cast<std::size_t>(std::count(t.begin() + pos, t.begin() + c.begin, '\n'));
@@ -419,6 +430,32 @@ std::vector<ShellCommand> parse_shell(std::string_view t) {
     c.last_line =
         ln + static_cast<std::size_t>(std::count(t.begin() + c.begin, t.begin() + c.end, '\n'));
   }
+}
+
+}  // namespace
+
+std::vector<ShellCommand> parse_shell(std::string_view t) {
+  std::vector<ShellCommand> out;
+  std::size_t i = 0;
+  Heredoc heredoc;  // delimiter we are skipping to
+  while (i < t.size()) {
+    if (!heredoc.delim.empty()) {
+      i = skip_heredoc_line(t, i, heredoc);
+      continue;
+    }
+    ShellCommand c;
+    c.begin = i;
+    std::size_t ls = i;
+    while (ls < t.size() && blank(t[ls])) ++ls;
+    c.indent = std::string(t.substr(i, ls - i));
+    std::vector<Word> all_words;
+    bool heredoc_pending = false;
+    i = read_line_words(t, i, c, all_words, heredoc_pending);
+    if (heredoc_pending) start_heredoc(all_words, heredoc);
+    drop_leading_keywords(c);
+    if (!c.words.empty()) out.push_back(std::move(c));
+  }
+  number_lines(t, out);
   return out;
 }
 
