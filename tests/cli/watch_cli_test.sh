@@ -27,6 +27,13 @@ oom() {  # oom RANK
   echo "[rank$1]:  File \"/workspace/train.py\", line 231, in <module>"
   echo "[rank$1]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU $1 has a total capacity of 79.11 GiB of which 1.20 GiB is free."
 }
+initiating_line_is() {  # initiating_line_is N: the last JSON document's first diagnosis
+  python3 -c "
+import json
+d=[json.loads(l) for l in open('$tmp/out')][-1]
+assert d['diagnoses'][0]['initiating']['line']==$1, d['diagnoses'][0]['initiating']
+"
+}
 wait_for() {  # wait_for FILE PATTERN: up to 10 s
   for _ in $(seq 1 100); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
   return 1
@@ -156,11 +163,7 @@ wait_for "$tmp/err" "c.log: was deleted"
 wait "$pid"
 check "deleted and back: the new file's fault is found, exit 3" test $? -eq 3
 check "deleted and back: reported" grep -q "c.log: is back; reading it from its start" "$tmp/err"
-check "deleted and back: read from its start" python3 -c "
-import json
-d=[json.loads(l) for l in open('$tmp/out')][-1]
-assert d['diagnoses'][0]['initiating']['line']==33, d['diagnoses'][0]['initiating']
-"
+check "deleted and back: read from its start" initiating_line_is 33
 noise 0 40 >"$tmp/rot/b.log"
 "$ff" watch --format jsonl --idle 2 --poll-ms 20 "$tmp/rot/b.log" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
@@ -170,11 +173,7 @@ sleep 0.3
 wait "$pid"
 check "truncation: the fault after it is found, exit 3" test $? -eq 3
 check "truncation: reported" grep -q "b.log: was truncated" "$tmp/err"
-check "truncation: line numbers start again" python3 -c "
-import json
-d=[json.loads(l) for l in open('$tmp/out')][-1]
-assert d['diagnoses'][0]['initiating']['line']==3, d['diagnoses'][0]['initiating']
-"
+check "truncation: line numbers start again" initiating_line_is 3
 "$ff" watch --idle 1 --poll-ms 20 "$tmp/rot/missing.log" >"$tmp/out" 2>"$tmp/err"
 check "a file not there yet: watched for, exit 0" test $? -eq 0
 check "a file not there yet: said so" grep -q "missing.log: does not exist (yet)" "$tmp/err"

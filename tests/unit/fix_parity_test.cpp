@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "analysis/analyze.hpp"
+#include "../corpus_case.hpp"
 #include "builtin_catalog.hpp"
 #include "fix/fix_cli.hpp"
 #include "fix/topology_provider.hpp"
@@ -25,13 +26,6 @@ using namespace ff::lsp;
 namespace fsys = std::filesystem;
 
 namespace {
-
-std::string read_file(const fsys::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The launch files of a workspace (from tests/fix/data) and whether it holds a topology.
 struct Variant {
@@ -68,12 +62,12 @@ std::vector<CodeActionItem> served(const fsys::path& ws, const Variant& v,
   std::string log_uri = path_to_uri((ws / "log.txt").string());
   std::promise<std::vector<CodeActionItem>> done;
   server.post([&] {
-    server.open(log_uri, "plaintext", 1, read_file(ws / "log.txt"));
+    server.open(log_uri, "plaintext", 1, test::read_file(ws / "log.txt"));
     std::int64_t version = 10;
     for (const auto& f : v.files) {
       std::string uri = path_to_uri((ws / f).string());
       versions[uri] = version;
-      server.open(uri, f.ends_with(".py") ? "python" : "shellscript", version++, read_file(ws / f));
+      server.open(uri, f.ends_with(".py") ? "python" : "shellscript", version++, test::read_file(ws / f));
     }
     server.code_actions(
         "1", log_uri, {{0, 0}, {1u << 30, 0}}, [&](Result<std::vector<CodeActionItem>> r) {
@@ -92,7 +86,7 @@ std::map<std::string, std::string> after_action(
     const std::map<std::string, std::int64_t>& versions) {
   std::map<std::string, std::string> out;
   for (const auto& e : ws.empty() ? fsys::directory_iterator() : fsys::directory_iterator(ws))
-    out[e.path().filename().string()] = read_file(e.path());
+    out[e.path().filename().string()] = test::read_file(e.path());
   for (const auto& d : a.edits) {
     std::string name = fsys::path(uri_to_path(d.uri)).filename().string();
     INFO(d.uri);
@@ -113,7 +107,7 @@ std::map<std::string, std::string> after_action(
 // The workspace's files after `analyze --fix --apply` with the same launch files.
 std::map<std::string, std::string> after_cli(const fsys::path& ws, const Variant& v,
                                              bool& changed) {
-  std::string log = read_file(ws / "log.txt");
+  std::string log = test::read_file(ws / "log.txt");
   std::string log_path = (ws / "log.txt").string();
   analysis::LogInput in{log_path, log};
   auto a = analysis::analyze(test::builtin_catalog(), std::span<const analysis::LogInput>(&in, 1));
@@ -128,7 +122,7 @@ std::map<std::string, std::string> after_cli(const fsys::path& ws, const Variant
   changed = !doc["files"].empty();
   std::map<std::string, std::string> files;
   for (const auto& e : fsys::directory_iterator(ws))
-    files[e.path().filename().string()] = read_file(e.path());
+    files[e.path().filename().string()] = test::read_file(e.path());
   return files;
 }
 
@@ -142,7 +136,7 @@ TEST_CASE("fix parity: the server's fix-all action makes the edits analyze --fix
   for (const auto& c : fsys::directory_iterator(corpus)) {
     if (!fsys::exists(c.path() / "log.txt")) continue;
     ++cases;
-    std::string log = read_file(c.path() / "log.txt");
+    std::string log = test::read_file(c.path() / "log.txt");
     for (const auto& v : kVariants) {
       INFO(c.path().filename().string() << " / " << v.name);
       fsys::path ws = make_workspace(tmp / c.path().filename() / v.name, log, v);

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "analysis/analyze.hpp"
+#include "../corpus_case.hpp"
 #include "builtin_catalog.hpp"
 #include "cli/live_job.hpp"
 
@@ -17,13 +18,6 @@ using namespace ff;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 std::vector<fs::path> corpus_logs() {
   std::vector<fs::path> logs;
@@ -63,7 +57,7 @@ TEST_CASE("a log fed in pieces scans as the whole log does", "[stream]") {
   REQUIRE(logs.size() >= 100);
   std::mt19937 rng(20261205);
   for (const auto& p : logs) {
-    const std::string text = read(p);
+    const std::string text = test::read_file(p);
     const analysis::ScanState want = whole_scan(text);
     for (std::size_t most : {1, 7, 333, 4096, 1 << 20}) {
       analysis::StreamScan s(test::builtin_catalog(), 0);
@@ -127,7 +121,7 @@ TEST_CASE("the live job's diagnosis is the one of the finished logs", "[stream]"
   std::mt19937 rng(7);
   std::size_t with_cause = 0;
   for (std::size_t k = 0; k + 1 < logs.size(); k += 5) {
-    const std::string a = read(logs[k]), b = read(logs[k + 1]);
+    const std::string a = test::read_file(logs[k]), b = test::read_file(logs[k + 1]);
     // The finished logs, each scanned whole, as one job (analyze without the paste repair:
     // a live log is written by a program, not pasted).
     analysis::ScanState whole;
