@@ -12,8 +12,8 @@
 #include <map>
 #include <sstream>
 
-#include "analysis/analyze.hpp"
 #include "../corpus_case.hpp"
+#include "analysis/analyze.hpp"
 #include "builtin_catalog.hpp"
 #include "fix/fix_cli.hpp"
 #include "fix/topology_provider.hpp"
@@ -67,7 +67,8 @@ std::vector<CodeActionItem> served(const fsys::path& ws, const Variant& v,
     for (const auto& f : v.files) {
       std::string uri = path_to_uri((ws / f).string());
       versions[uri] = version;
-      server.open(uri, f.ends_with(".py") ? "python" : "shellscript", version++, test::read_file(ws / f));
+      server.open(uri, f.ends_with(".py") ? "python" : "shellscript", version++,
+                  test::read_file(ws / f));
     }
     server.code_actions(
         "1", log_uri, {{0, 0}, {1u << 30, 0}}, [&](Result<std::vector<CodeActionItem>> r) {

@@ -9,8 +9,8 @@
 #include <random>
 #include <sstream>
 
-#include "analysis/analyze.hpp"
 #include "../corpus_case.hpp"
+#include "analysis/analyze.hpp"
 #include "builtin_catalog.hpp"
 #include "cli/live_job.hpp"
 
