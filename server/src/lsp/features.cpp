@@ -753,19 +753,28 @@ CommandItem verification_command(const fix::FilledCommand& filled, const std::st
 
 }  // namespace
 
+const AnalysisRun* FeatureServer::items_in(const std::string& uri, Range range,
+                                           std::vector<const DiagnosticItem*>& out) const {
+  auto p = published_.find(uri);
+  if (p == published_.end() || !p->second.run) return nullptr;
+  auto items = p->second.run->items.find(uri);
+  if (items != p->second.run->items.end())
+    for (const auto& d : items->second)
+      if (d.range.start.line >= range.start.line && d.range.start.line <= range.end.line)
+        out.push_back(&d);
+  return p->second.run.get();
+}
+
 std::vector<CodeActionItem> FeatureServer::code_actions(const std::string& uri, Range range) const {
   std::vector<CodeActionItem> out;
-  auto p = published_.find(uri);
-  if (p == published_.end() || !p->second.run) return out;
-  auto items = p->second.run->items.find(uri);
-  if (items == p->second.run->items.end()) return out;
-  for (const auto& d : items->second) {
-    if (d.range.start.line < range.start.line || d.range.start.line > range.end.line) continue;
+  std::vector<const DiagnosticItem*> in_range;
+  const AnalysisRun* run = items_in(uri, range, in_range);
+  for (const DiagnosticItem* item : in_range) {
+    const DiagnosticItem& d = *item;
     if (d.role != Role::kInitiating) continue;
     const analysis::Rule* rule = catalog_.find(d.rule_id);
     if (!rule || rule->verify.command.empty()) continue;
-    auto filled =
-        fix::fill_verify_command(rule->verify.command, verify_facts(*p->second.run, d.event));
+    auto filled = fix::fill_verify_command(rule->verify.command, verify_facts(*run, d.event));
     CodeActionItem a;
     a.title = (filled.runnable() ? "firstfault: run verification ("
                                  : "firstfault: complete and run the verification (") +
@@ -781,15 +790,13 @@ std::vector<CodeActionItem> FeatureServer::code_actions(const std::string& uri, 
 FixQuery FeatureServer::fix_query(const std::string& uri, Range range) const {
   FixQuery q;
   q.uri = uri;
-  auto p = published_.find(uri);
-  if (p == published_.end() || !p->second.run) return q;
-  auto items = p->second.run->items.find(uri);
-  if (items == p->second.run->items.end()) return q;
-  for (const auto& d : items->second) {
-    if (d.range.start.line < range.start.line || d.range.start.line > range.end.line) continue;
+  std::vector<const DiagnosticItem*> in_range;
+  const AnalysisRun* run = items_in(uri, range, in_range);
+  for (const DiagnosticItem* item : in_range) {
+    const DiagnosticItem& d = *item;
     // Every fix at once goes on the root cause's line, or, when the analysis names no root
     // cause (an unexplained failure, a latent misconfiguration), on the first marked line.
-    if (!q.fix_all_on && (d.role == Role::kInitiating || p->second.run->analysis.diagnoses.empty()))
+    if (!q.fix_all_on && (d.role == Role::kInitiating || run->analysis.diagnoses.empty()))
       q.fix_all_on = d;
     if (d.role == Role::kContext) continue;
     const analysis::Rule* rule = catalog_.find(d.rule_id);

@@ -301,6 +301,10 @@ class FeatureServer {
     std::shared_ptr<const AnalysisRun> run;
   };
   const DiagnosticItem* item_on_line(const std::string& uri, std::uint32_t line) const;
+  // The run last published for `uri` (null: none) and its items that start on a line of
+  // `range`, in order.
+  const AnalysisRun* items_in(const std::string& uri, Range range,
+                              std::vector<const DiagnosticItem*>& out) const;
   std::string rule_markdown(const analysis::Rule& rule, const AnalysisRun* run,
                             const DiagnosticItem* item) const;
 
