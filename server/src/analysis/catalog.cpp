@@ -82,14 +82,15 @@ Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* err
     if (!good) report(r, "patterns", "a rule needs at least one pattern");
     Compiled c;
     const bool trusted = validation == Validation::kTrustBuiltin && r.origin.rfind("builtin:", 0) == 0;
-    auto try_compile = [&](const std::string& pat, const std::string& field) {
-      if (trusted) return std::make_unique<LazyRegex>(pat, pattern_options(), nullptr);
-      auto re = std::make_unique<RE2>(pat, pattern_options());
+    auto try_compile = [&](const std::string& pat, const std::string& field,
+                           const RE2::Options& options = pattern_options()) {
+      if (trusted) return std::make_unique<LazyRegex>(pat, options, nullptr);
+      auto re = std::make_unique<RE2>(pat, options);
       if (!re->ok()) {
         report(r, field, re->error());
         good = false;
       }
-      return std::make_unique<LazyRegex>(pat, pattern_options(), std::move(re));
+      return std::make_unique<LazyRegex>(pat, options, std::move(re));
     };
     for (std::size_t i = 0; i < r.patterns.size(); ++i)
       c.patterns.push_back(try_compile(r.patterns[i], "patterns[" + std::to_string(i) + "]"));
@@ -98,15 +99,9 @@ Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* err
     // A message's words are read whatever their case ("Shared memory", "SHM").
     RE2::Options words_options = pattern_options();
     words_options.set_case_sensitive(false);
-    for (std::size_t i = 0; i < r.words.size(); ++i) {
-      auto re = std::make_unique<RE2>(r.words[i].pattern, words_options);
-      if (!re->ok()) {
-        report(r, "words[" + std::to_string(i) + "].pattern", re->error());
-        good = false;
-      }
-      c.words.push_back(
-          std::make_unique<LazyRegex>(r.words[i].pattern, words_options, std::move(re)));
-    }
+    for (std::size_t i = 0; i < r.words.size(); ++i)
+      c.words.push_back(try_compile(r.words[i].pattern, "words[" + std::to_string(i) + "].pattern",
+                                    words_options));
     for (std::size_t k = 0; k < r.checks.size(); ++k) {
       c.evidence.emplace_back();
       for (std::size_t e = 0; e < r.checks[k].evidence.size(); ++e)

@@ -6,6 +6,7 @@ namespace ff::analysis {
 
 StreamScan::StreamScan(const Catalog& catalog, std::size_t file) : catalog_(catalog), file_(file) {
   state_.reset(catalog);
+  window_.reserve(kWindowBytes);  // kept: clear() and erase() never shrink it
 }
 
 std::size_t StreamScan::feed(std::string_view bytes) {
@@ -23,7 +24,6 @@ std::size_t StreamScan::feed(std::string_view bytes) {
 }
 
 std::size_t StreamScan::feed_step(std::string_view bytes) {
-  if (window_.capacity() < kWindowBytes) window_.reserve(kWindowBytes);
   window_.append(bytes);
   // Only whole lines are scanned: the last line may still be being written. A "\r" before
   // the end may be the first half of a "\r\n", so only "\n" closes a line here.

@@ -82,8 +82,8 @@ class LogFollower {
     // Room for `n` more bytes at the end (the bytes held are kept).
     char* room(std::size_t n);
     void grew(std::size_t n) { size_ += n; }
-    // Emptied for the next poll; memory grown by a burst is let go once reads are small
-    // again, so 64 followed files do not each keep kMaxReadPerPoll.
+    // Emptied for the next read; memory grown by a burst is let go once reads are small
+    // again, so the buffer does not keep kMaxReadPerPoll after one large read.
     void reuse();
     std::size_t size() const { return size_; }
     std::string_view view() const { return {data_.get(), size_}; }

@@ -38,13 +38,10 @@ topology::LoadResult load_topology_file(const std::string& path, std::string* ki
   std::string h = head_of(path, 4096);
   std::string k;
   topology::LoadResult r;
-  // What the file holds decides, not its name: hwloc's and NCCL's XML by their root
-  // element, an NCCL_DEBUG=INFO log by its INFO lines (the topology NCCL printed), the rest
-  // read as `nvidia-smi topo -m`, whose parser says what it expected.
-  auto ends_with = [&](std::string_view suffix) {
-    return path.size() >= suffix.size() &&
-           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
+  // What the file holds decides first: hwloc's and NCCL's XML by their root element, an
+  // NCCL_DEBUG=INFO log by its INFO lines (the topology NCCL printed). A .log/.out/.err file
+  // without nvidia-smi's GPU0 column is read as a log too; the rest as `nvidia-smi topo -m`,
+  // whose parser says what it expected.
   if (h.find("<topology") != std::string::npos) {
     k = "hwloc XML";
     r = topology::load_hwloc_xml(path);
@@ -53,7 +50,7 @@ topology::LoadResult load_topology_file(const std::string& path, std::string* ki
     r = topology::load_nccl_topo_file(path);
   } else if (h.find("NCCL INFO") != std::string::npos ||
              (h.find("GPU0") == std::string::npos &&
-              (ends_with(".log") || ends_with(".out") || ends_with(".err")))) {
+              (path.ends_with(".log") || path.ends_with(".out") || path.ends_with(".err")))) {
     k = "NCCL log";
     r = topology::load_nccl_log_file(path);
   } else {
