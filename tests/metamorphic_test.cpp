@@ -164,6 +164,16 @@ std::vector<Named> transformations(const std::vector<std::string>& healthy) {
                  for (auto& l : lines) l = "\x1b[1;31m" + l + "\x1b[0m";
                  return join(lines);
                }});
+  // rsyslog's traditional file format (the day padded with a space) with the colour's ESC
+  // bytes written as "#033", as rsyslog stores control bytes it receives.
+  t.push_back({"syslog, colour escaped as #033",
+               [](const std::string& text) {
+                 auto lines = split_lines(text);
+                 for (auto& l : lines)
+                   l = "Mar  4 05:06:07 gpu-node-17 python3[48213]: #033[1;31m" + l + "#033[0m";
+                 return join(lines);
+               },
+               "Mar  4 05:06:07 gpu-node-17 python3\\[48213\\]: "});
   for (std::size_t w : {80, 120, 160})
     t.push_back({"hard wrap at " + std::to_string(w),
                  [w](const std::string& text) { return fold(split_lines(text), w); }});

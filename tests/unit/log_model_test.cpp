@@ -55,6 +55,15 @@ void strip_reference(std::string_view s, std::string& text, std::vector<std::siz
       i = end;
       continue;
     }
+    // rsyslog's "#033" for the ESC byte, when those four bytes were kept as they are.
+    const std::size_t n = origin.size();
+    if (c == '[' && n >= 4 && origin[n - 4] + 4 == i && origin[n - 1] + 1 == i &&
+        s.compare(i - 4, 4, "#033") == 0 && residue(i, end)) {
+      text.resize(text.size() - 4);
+      origin.resize(n - 4);
+      i = end;
+      continue;
+    }
     if (!((c < 0x20 && c != '\t') || c == 0x7f)) {
       text.push_back(static_cast<char>(c));
       origin.push_back(i);
@@ -66,7 +75,7 @@ void strip_reference(std::string_view s, std::string& text, std::vector<std::siz
 }  // namespace
 
 TEST_CASE("escape stripping agrees with the byte-at-a-time reference", "[log-model]") {
-  std::string alphabet = "\x1b[]0123;m\a\\ :aP(_\t\r\x7f";
+  std::string alphabet = "\x1b[]0123;m\a\\ :aP(_\t\r\x7f#";
   alphabet.push_back('\0');
   std::uint32_t seed = 99;
   auto rnd = [&] { return seed = seed * 1664525u + 1013904223u; };
@@ -79,8 +88,9 @@ TEST_CASE("escape stripping agrees with the byte-at-a-time reference", "[log-mod
     std::string line;
     const bool long_plain = round >= 3000;
     std::size_t len = rnd() % (long_plain ? 200 : 40);
-    static const char* const kTokens[] = {"\x1b[32m", "\x1b[0m", " [0m", ":[1;31m", "[rank3]:",
-                                          "\x1b]8;;x\x1b\\", "\x1b(B", "\r", "\t", "\x7f"};
+    static const char* const kTokens[] = {
+        "\x1b[32m", "\x1b[0m", " [0m", ":[1;31m", "[rank3]:", "\x1b]8;;x\x1b\\",
+        "\x1b(B",   "\r",      "\t",   "\x7f",    "#033[33m", "#033[0m"};
     while (line.size() < len) {
       if (!long_plain)
         line.push_back(alphabet[rnd() % alphabet.size()]);
@@ -96,6 +106,19 @@ TEST_CASE("escape stripping agrees with the byte-at-a-time reference", "[log-mod
     for (std::size_t k = 0; k < origin.size(); ++k) CHECK(c.raw_offset(k) == origin[k]);
     if (!origin.empty()) CHECK(c.raw_offset(origin.size()) == origin.back() + 1);
   }
+}
+
+TEST_CASE("colours that rsyslog escaped as #033 are stripped like the escape bytes",
+          "[log-model]") {
+  CleanLine c;
+  strip_ansi("#033[2m#033[36m(pid=2213)#033[0m Killed by the memory monitor", c);
+  CHECK(c.text == "(pid=2213) Killed by the memory monitor");
+  CHECK(c.raw_offset(0) == 15);
+  // Only the octal escape of ESC before an SGR: other text stays.
+  strip_ansi("issue #0331 [33 items]", c);
+  CHECK(c.text == "issue #0331 [33 items]");
+  strip_ansi("ticket #033[12m", c);
+  CHECK(c.text == "ticket ");
 }
 
 TEST_CASE("lines end at LF, CRLF and lone CR like in editors", "[log-model]") {

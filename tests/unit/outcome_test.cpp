@@ -81,6 +81,38 @@ TEST_CASE("outcome: under a known failure, a finding nothing else explains leads
   CHECK(run_as(c, log, {JobEnd::kUnknown, 0}).diagnoses.empty());
 }
 
+TEST_CASE("outcome: an observation that waits for a known failure is not listed before one",
+          "[outcome]") {
+  Rule p2p = make("p2p-channel", "p2p", Role::kFinding, 0.25, "via P2P/IPC");
+  p2p.only_under_failure = true;
+  auto c = catalog({p2p, make("timeout", "straggler", Role::kSymptom, 0.5, "Watchdog caught"),
+                    make("err", "process-crash", Role::kFallback, 0.2, "ERROR")});
+  const std::string channels =
+      "box:7:9 [0] NCCL INFO Channel 00 : 0[3b000] -> 1[5e000] via P2P/IPC\n"
+      "box:8:10 [1] NCCL INFO Channel 00 : 1[5e000] -> 0[3b000] via P2P/IPC\n";
+  // What every working single-node job prints: neither a diagnosis nor a finding.
+  auto plain = run(c, channels);
+  CHECK(plain.diagnoses.empty());
+  CHECK(plain.findings.empty());
+  // A job known to hang with nothing else in its log: the hypothesis, led by the first line.
+  auto a = run_as(c, channels, hung());
+  REQUIRE(a.diagnoses.size() == 1);
+  CHECK(a.diagnoses.front().category == "p2p");
+  CHECK(initiating(a).line == 0);
+  // The log shows a failure (a timeout, the first error line): that leads, and without the
+  // outcome the observation is neither a hypothesis nor listed.
+  for (std::string more :
+       {"[Rank 1] Watchdog caught collective operation timeout\n", "ERROR: rank 1 died\n"}) {
+    auto b = run_as(c, channels + more, hung());
+    REQUIRE_FALSE(b.diagnoses.empty());
+    CHECK(b.diagnoses.front().category != "p2p");
+    auto quiet = run(c, channels + more);
+    REQUIRE_FALSE(quiet.diagnoses.empty());
+    for (const auto& d : quiet.diagnoses) CHECK(d.category != "p2p");
+    CHECK(quiet.findings.empty());
+  }
+}
+
 TEST_CASE("outcome: a failure the log shows is not explained by an unrelated observation",
           "[outcome]") {
   auto c = catalog({finding("lo-bootstrap", "socket", 0.9, "Bootstrap : Using lo:"),

@@ -166,8 +166,13 @@ void strip_ansi(std::string_view s, CleanLine& out) {
     unsigned char c = static_cast<unsigned char>(s[i]);
     if (c == '[') {
       std::size_t end;
-      if ((i == 0 || s[i - 1] == ' ' || s[i - 1] == ':') && is_sgr_residue(s, i, end)) {
-        keep(plain, i);
+      // rsyslog writes a control byte it receives as '#' and three octal digits (its
+      // EscapeControlCharactersOnReceive default), so a coloured line reaches a syslog file
+      // as "#033[33m".
+      const bool syslog_escaped = i >= plain + 4 && s.compare(i - 4, 4, "#033") == 0;
+      if ((i == 0 || s[i - 1] == ' ' || s[i - 1] == ':' || syslog_escaped) &&
+          is_sgr_residue(s, i, end)) {
+        keep(plain, syslog_escaped ? i - 4 : i);
         i = plain = end;
       } else {
         ++i;

@@ -509,6 +509,7 @@ struct Diagnoser {
   std::set<std::size_t> promoted;             // desync symptoms made a cause
   std::vector<std::size_t> unused_summaries;  // collateral of a more direct hypothesis
   std::vector<std::size_t> unexplaining;      // findings no failure evidence in the log needs
+  std::vector<std::size_t> under_failure;     // findings of rules that wait for a known failure
   std::vector<std::size_t> quiet;             // failure evidence demoted to findings
   bool only_info = false;
 
@@ -621,6 +622,10 @@ struct Diagnoser {
     for (const auto& [cat, h] : hyps) failing.insert(cat);
     for (std::size_t i : findings) {
       const Rule& r = rules[events[i].rule];
+      if (r.only_under_failure) {
+        under_failure.push_back(i);
+        continue;
+      }
       bool explains = !failing.empty() && r.explains.empty();
       for (const auto& c : r.explains) explains = explains || failing.count(c) > 0;
       if (explains)
@@ -732,6 +737,8 @@ struct Diagnoser {
   // observation that can explain a failure is a hypothesis, beside (and, when stronger,
   // ahead of) the symptoms and the first error line.
   void add_findings_under_failure() {
+    unexplaining.insert(unexplaining.end(), under_failure.begin(), under_failure.end());
+    std::sort(unexplaining.begin(), unexplaining.end());
     for (std::size_t i : unexplaining) {
       Hypothesis& h = hyps[readings[i].category];
       bool fresh = h.events.empty();

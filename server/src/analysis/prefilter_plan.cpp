@@ -174,8 +174,12 @@ std::string drop_leading_context(const std::string& p) {
 //   twice in one pattern, which RE2 accepts (alternatives that capture the same thing);
 // - Vectorscan's multiline anchors know only "\n", and a line may also end in "\r": every
 //   anchor, wherever it stands (an alternative's "$" too), also accepts a carriage return
-//   (a superset is always fine for a prefilter).
+//   (a superset is always fine for a prefilter);
+// - a colour code rsyslog escaped ("#033[0m", no control byte that would have the line
+//   cleaned before it is prefiltered) may stand between an anchor and the text: RE2 reads
+//   the line without it (strip_ansi), Vectorscan reads the raw line.
 std::string prefilter_pattern(const std::string& p) {
+  static constexpr std::string_view kEscapedColour = "(?:#033\\[[0-9;]{0,12}m)*";
   std::string out;
   out.reserve(p.size() + 16);
   bool in_class = false;
@@ -209,9 +213,11 @@ std::string prefilter_pattern(const std::string& p) {
     }
     if (c == '^') {
       out += "(?:^|\\r)";
+      out += kEscapedColour;
       continue;
     }
     if (c == '$') {
+      out += kEscapedColour;
       out += "(?:$|\\r)";
       continue;
     }

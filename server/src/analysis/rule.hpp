@@ -136,6 +136,10 @@ struct Rule {
   // up a communicator): without a known failure, a generic error line that process printed
   // before it did not stop it (diagnosis.cpp). Role context only.
   bool progress = false;
+  // The observation is what a working job shows too (NCCL's usual choice of transport), so
+  // it is not listed as a finding; only when the job is known to have failed and no line
+  // shows a failure does it become a hypothesis (diagnosis.cpp). Role finding only.
+  bool only_under_failure = false;
   // Each line says where members of the job run: one member and its host (a `host`
   // capture: nccl-tests' device table, a row per rank of the whole job), or how many nodes a
   // communicator spans (a `nodes` capture). Together they tell whether the job runs on one

@@ -34,7 +34,7 @@ const std::set<std::string>& known_fields() {
       "benign",     "success",    "progress", "patterns",    "exclude", "indicates",
       "mechanisms", "checks",     "fix",      "verify",      "related", "versions",
       "examples",   "cross_rank", "explains", "decode",      "sources", "verdict",
-      "agree",      "unique",     "members",  "on_one_host", "words"};
+      "agree",      "unique",     "members",  "on_one_host", "words",   "only_under_failure"};
   return f;
 }
 
@@ -373,6 +373,14 @@ void read_explains_and_decode(const json& j, Reader& r, analysis::Rule& rule) {
     if (!analysis::is_category(c)) r.fail("explains", "'" + c + "' is not a category of the taxonomy");
   if (!rule.explains.empty() && rule.role != analysis::Role::kFinding)
     r.fail("explains", "only a rule with role 'finding' explains other categories");
+  if (auto it = j.find("only_under_failure"); it != j.end()) {
+    if (!it->is_boolean())
+      r.fail("only_under_failure", "must be true or false");
+    else
+      rule.only_under_failure = it->get<bool>();
+    if (rule.only_under_failure && rule.role != analysis::Role::kFinding)
+      r.fail("only_under_failure", "only a rule with role 'finding' waits for a known failure");
+  }
   std::string decode = r.str(j, "decode", "decode", false);
   if (decode == "exit-status")
     rule.decode = analysis::Decode::kExitStatus;
@@ -590,6 +598,7 @@ std::string rule_to_json(const analysis::Rule& r) {
   if (!r.explains.empty()) j["explains"] = r.explains;
   if (r.success) j["success"] = true;
   if (r.progress) j["progress"] = true;
+  if (r.only_under_failure) j["only_under_failure"] = true;
   if (r.members) j["members"] = true;
   if (!r.on_one_host.empty()) j["on_one_host"] = r.on_one_host;
   if (!r.words.empty()) {
