@@ -9,36 +9,43 @@ import {
   ErrorHandler,
   ErrorHandlerResult,
   ExecuteCommandRequest,
+  FeatureState,
   LanguageClient,
   LanguageClientOptions,
   Message,
   RevealOutputChannelOn,
+  ServerCapabilities,
   ServerOptions,
   State,
+  StaticFeature,
   TransportKind,
   WorkDoneProgress,
   WorkDoneProgressBegin,
   WorkDoneProgressEnd,
   WorkDoneProgressReport,
 } from "vscode-languageclient/node";
+import { LogFiles, logFilesOf, logSelector, serverSelector } from "./pure/logFiles";
 import { FirstfaultSettings, ServerLaunch, serverLaunch } from "./pure/serverArgs";
 
-export const LOG_SELECTOR: DocumentSelector = [
-  { language: "log" },
-  { scheme: "file", pattern: "**/*.{log,out,err}" },
-  { scheme: "untitled", language: "log" },
-];
-
-// What the server is given: the logs, plus launch scripts and configs. It analyses none of
-// the latter, but hovers explain their NCCL_* variables and the NCCL_IB_HCA binding edits
-// the open launch scripts.
-export const SERVER_SELECTOR: DocumentSelector = [
-  ...LOG_SELECTOR,
-  { scheme: "file", language: "shellscript" },
-  { scheme: "file", language: "python" },
-  { scheme: "file", language: "yaml" },
-  { scheme: "file", language: "dockerfile" },
-];
+/**
+ * Reads the server's log file patterns from its initialize result and puts them in the
+ * client's document selector (the array given to the client, changed in place) before any
+ * of the client's features reads it: which files are logs is the server's to say.
+ */
+class LogFilesFeature implements StaticFeature {
+  constructor(private readonly selector: DocumentSelector, private readonly onLogFiles: (l: LogFiles) => void) {}
+  fillClientCapabilities(): void {}
+  preInitialize(capabilities: ServerCapabilities): void {
+    const logFiles = logFilesOf(capabilities);
+    this.selector.splice(0, this.selector.length, ...serverSelector(logFiles));
+    this.onLogFiles(logFiles);
+  }
+  initialize(): void {}
+  getState(): FeatureState {
+    return { kind: "static" };
+  }
+  clear(): void {}
+}
 
 export function readSettings(): FirstfaultSettings {
   const c = vscode.workspace.getConfiguration("firstfault");
@@ -100,6 +107,8 @@ export class ServerHost implements vscode.Disposable {
   private launch: ServerLaunch | undefined;
   /** Called each time a server (re)starts running, also after an automatic restart. */
   onRunning: (() => void) | undefined;
+  /** The log files of the running server (its initialize result); none before it runs. */
+  logFiles: LogFiles = { patterns: [] };
 
   constructor(private readonly context: vscode.ExtensionContext, private readonly onReportCommand: (markdown: string, uri: string) => void) {
     this.log = vscode.window.createOutputChannel("firstfault");
@@ -123,8 +132,10 @@ export class ServerHost implements vscode.Disposable {
       debug: { command: launch.command, args: launch.args, transport: TransportKind.stdio },
     };
     const settings = readSettings();
+    // Completed with the server's log file patterns once it answers initialize (LogFilesFeature).
+    const selector: DocumentSelector = serverSelector(this.logFiles);
     const clientOptions: LanguageClientOptions = {
-      documentSelector: SERVER_SELECTOR,
+      documentSelector: selector,
       outputChannel: this.log,
       traceOutputChannel: this.trace,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
@@ -151,6 +162,7 @@ export class ServerHost implements vscode.Disposable {
       },
     };
     const client = new LanguageClient("firstfault", "firstfault", serverOptions, clientOptions);
+    client.registerFeature(new LogFilesFeature(selector, (l) => (this.logFiles = l)));
     this.client = client;
     // A restarted server knows none of the files the previous one read from disk.
     client.onDidChangeState((e) => {
@@ -224,9 +236,9 @@ export class ServerHost implements vscode.Disposable {
     }
   }
 
-  serverCommands(): string[] {
-    const p = this.client?.initializeResult?.capabilities.executeCommandProvider;
-    return p?.commands ?? [];
+  /** The documents the server analyses as logs (its log file patterns, and the Log language). */
+  logSelector(): DocumentSelector {
+    return logSelector(this.logFiles);
   }
 
   dispose(): void {

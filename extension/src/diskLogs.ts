@@ -51,7 +51,7 @@ export class DiskLogs {
       this.followed.delete(u);
       void server.execute("firstfault.forgetFile", [{ uri: u }]).catch(() => undefined);
     }
-    for (const u of unsyncedLogTabs(tabs, documents, this.followed)) {
+    for (const u of unsyncedLogTabs(tabs, documents, this.followed, server.logFiles)) {
       const uri = vscode.Uri.parse(u);
       const first = this.pendingTabs.get(u) ?? Date.now();
       this.pendingTabs.set(u, first);

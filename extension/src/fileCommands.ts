@@ -3,15 +3,12 @@
 import * as path from "path";
 import * as vscode from "vscode";
 
-import { LOG_SELECTOR, ServerHost } from "./client";
+import { ServerHost } from "./client";
 import { RegisterCommand } from "./commands";
 import { DiskLogs } from "./diskLogs";
-import { folderLogs } from "./pure/diskLogs";
 import { ShowMarkdown } from "./reports";
 import { RootCauseStatus } from "./rootCauseStatus";
 import { TextDiagnosis } from "./textDiagnosis";
-
-const LOG_DOCUMENTS = LOG_SELECTOR as vscode.DocumentSelector;
 
 export interface FileCommandsDeps {
   server: ServerHost;
@@ -42,7 +39,7 @@ export function registerFileCommands(cmd: RegisterCommand, d: FileCommandsDeps):
     if (target && disk.followed.has(target.toString())) return reportFromServer(target);
     const doc = arg instanceof vscode.Uri ? await vscode.workspace.openTextDocument(arg) : vscode.window.activeTextEditor?.document;
     if (!doc) return void vscode.window.showInformationMessage("firstfault: open a log first.");
-    if (vscode.languages.match(LOG_DOCUMENTS, doc) === 0) {
+    if (vscode.languages.match(server.logSelector() as vscode.DocumentSelector, doc) === 0) {
       // Not a log the server follows (e.g. an untitled buffer): diagnose its text instead.
       return diagnosis.diagnose(doc.getText(), `report-${path.basename(doc.uri.path)}`, `report of ${path.basename(doc.uri.path)}`);
     }
@@ -62,22 +59,18 @@ interface FolderResult {
 
 // A folder of per-rank logs is one job: the server lists and reads every log in it on a
 // worker (firstfault.analyzeFolder), reports $/progress per file, can be cancelled, and
-// analyses them together (cross-file links). An older server without the command gets the
-// files one by one.
+// analyses them together (cross-file links).
 async function diagnoseFolder(server: ServerHost, disk: DiskLogs, status: RootCauseStatus, arg?: vscode.Uri): Promise<void> {
   const folder = arg instanceof vscode.Uri ? arg : vscode.workspace.workspaceFolders?.[0]?.uri;
   if (!folder || folder.scheme !== "file") return void vscode.window.showInformationMessage("firstfault: choose a folder on disk in the explorer.");
   const name = path.basename(folder.fsPath);
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `firstfault: diagnosing the logs in ${name}`, cancellable: true },
-    async (progress, cancel) => {
-      if (server.serverCommands().includes("firstfault.analyzeFolder")) return analyzeFolder(server, disk, folder, progress, cancel);
-      return analyzeFolderFileByFile(disk, folder, progress, cancel);
-    },
+    (progress, cancel) => analyzeFolder(server, disk, folder, progress, cancel),
   );
   status.update();
   if (result.total < 0) return void vscode.window.showInformationMessage(`firstfault: diagnosing ${name} was cancelled.`);
-  if (result.total === 0) return void vscode.window.showInformationMessage(`firstfault: no log files (*.log, *.out, *.err) in ${folder.fsPath}.`);
+  if (result.total === 0) return void vscode.window.showInformationMessage(`firstfault: no log files in ${folder.fsPath}.`);
   void vscode.window.showInformationMessage(`firstfault: ${result.done} log(s) of ${name} diagnosed as one job; see the Problems panel.`);
 }
 
@@ -104,16 +97,4 @@ async function analyzeFolder(server: ServerHost, disk: DiskLogs, folder: vscode.
   }
   for (const f of r.files) disk.followed.add(f);
   return { done: r.files.length, total: r.files.length };
-}
-
-async function analyzeFolderFileByFile(disk: DiskLogs, folder: vscode.Uri, progress: FolderProgress, cancel: vscode.CancellationToken): Promise<FolderResult> {
-  const names = folderLogs((await vscode.workspace.fs.readDirectory(folder)).map(([n, t]) => [n, (t & vscode.FileType.File) !== 0] as [string, boolean]));
-  let done = 0;
-  for (const n of names) {
-    if (cancel.isCancellationRequested) break;
-    await disk.analyze(vscode.Uri.joinPath(folder, n));
-    done++;
-    progress.report({ increment: 100 / names.length, message: `${done} of ${names.length}` });
-  }
-  return { done, total: names.length };
 }

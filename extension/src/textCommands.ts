@@ -21,8 +21,7 @@ export function watchTerminalCommands(context: vscode.ExtensionContext, server: 
               outcome: commandOutcome(r.exitCode)
             },
           ]),
-      async (r, a) => void (await diagnosis.present(
-          a as DiagnoseTextResult, `command-${Date.now()}`, recordHeader(r))),
+      async (_r, a) => void (await diagnosis.present(a as DiagnoseTextResult, `command-${Date.now()}`)),
   );
   context.subscriptions.push(watcher);
   return watcher;

@@ -11,6 +11,8 @@ export interface DiagnoseTextResult {
   text?: string;
   /** The heading sent as `title`, masked by the server when maskHostNames is on. */
   title?: string;
+  /** The report to show, rendered (and masked) by the server. */
+  markdown: string;
 }
 
 /** A terminal command's heading: its command line and how it ended. */
@@ -33,13 +35,10 @@ export class TextDiagnosis {
     );
   }
 
-  /** Shows the result as the report `name`; returns its top diagnosis. */
-  async present(result: DiagnoseTextResult, name: string, header: string) {
-    const top = result.report?.diagnoses?.[0];
-    const plain = result.text ?? JSON.stringify(result.report, null, 2);
-    const md = `# firstfault: ${result.title ?? header}\n\n${top ? `**Root cause:** ${top.title ?? top.rule ?? "?"}${top.category ? ` (\`${top.category}\`)` : ""}\n\n` : "No failure found in the text.\n\n"}\`\`\`text\n${plain.replace(/```/g, "``\u200b`")}\n\`\`\`\n`;
-    await this.showMarkdown(name, md);
-    return top;
+  /** Shows the server's report of the result as the report `name`; returns its top diagnosis. */
+  async present(result: DiagnoseTextResult, name: string) {
+    await this.showMarkdown(name, result.markdown);
+    return result.report?.diagnoses?.[0];
   }
 
   async diagnose(text: string, name: string, header: string, outcome?: JobOutcome) {
@@ -47,7 +46,7 @@ export class TextDiagnosis {
       void vscode.window.showInformationMessage("firstfault: nothing to diagnose (the text is empty).");
       return;
     }
-    const top = await this.present(await this.run(text, header, outcome), name, header);
+    const top = await this.present(await this.run(text, header, outcome), name);
     const msg = top ? `firstfault: root cause: ${top.title ?? top.rule}${top.category ? ` [${top.category}]` : ""}` : "firstfault: no failure found in the text";
     void vscode.window.showInformationMessage(msg);
   }

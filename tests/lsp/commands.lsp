@@ -4,7 +4,7 @@
 send {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}
 expect {"id":1,"result":{}}
 send {"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"firstfault.diagnoseText","arguments":[{"text":@file(tests/corpus/funasr-2006/log.txt)}]}}
-expect {"id":2,"result":{"report":{"version":1,"diagnoses":[{"category":"gpu-oom"}]},"text":"re:Root cause: CUDA out of memory"}}
+expect {"id":2,"result":{"report":{"version":1,"diagnoses":[{"category":"gpu-oom"}]},"text":"re:Root cause: CUDA out of memory","markdown":"re:^# firstfault: diagnosis of the text\n\n\\*\\*Root cause:\\*\\* CUDA out of memory.*```text\n"}}
 send {"jsonrpc":"2.0","id":3,"method":"workspace/executeCommand","params":{"command":"firstfault.checkTopology","workDoneToken":"topo-1"}}
 expect {"method":"$/progress","params":{"token":"topo-1","value":{"kind":"begin"}}}
 expect {"method":"$/progress","params":{"token":"topo-1","value":{"kind":"end"}}}

@@ -4,7 +4,8 @@ expect {"id":0,"error":{"code":-32002}}
 send {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}
 expect {"id":1,"result":{"capabilities":{"positionEncoding":"utf-16","textDocumentSync":{"openClose":true,"change":2},
   "hoverProvider":true,"codeActionProvider":{"codeActionKinds":["quickfix"]},"codeLensProvider":{},
-  "executeCommandProvider":{"commands":["firstfault.diagnoseText","firstfault.checkTopology","firstfault.report","firstfault.analyzeFile","firstfault.analyzeFolder","firstfault.forgetFile"]}},
+  "executeCommandProvider":{"commands":["firstfault.diagnoseText","firstfault.checkTopology","firstfault.report","firstfault.analyzeFile","firstfault.analyzeFolder","firstfault.forgetFile"]},
+  "experimental":{"firstfault":{"logFiles":{"patterns":["*.log","*.out","*.err","slurm-*.out"]}}}},
   "serverInfo":{"name":"firstfault"}}}
 send {"jsonrpc":"2.0","id":2,"method":"initialize","params":{"capabilities":{}}}
 expect {"id":2,"error":{"code":-32600}}

@@ -6,7 +6,10 @@ Usage: make_golden.py FIRSTFAULT REPO_ROOT OUT_DIR [--check]
 Runs `firstfault lsp`, opens a real failure log (tests/corpus/horovod-3929/log.txt, from
 the Horovod issue tests/corpus/SOURCE.md names; its root cause has a rank, a host and a
 confidence) under a fixed URI, and writes what the server publishes for it
-(publishDiagnostics params) to OUT_DIR/horovod-3929.diagnostics.json.
+(publishDiagnostics params) to OUT_DIR/horovod-3929.diagnostics.json, and the log file
+patterns it advertises (initialize's capabilities.experimental.firstfault.logFiles, which
+the extension builds its selectors from and checks its manifest against) to
+OUT_DIR/log-files.json.
 The extension's unit tests (extension/test/unit/golden.test.ts) read that file, so the two
 sides cannot drift: regenerate with `make_golden.py build/bin/firstfault . tests/lsp/golden`;
 with --check the files are compared with the committed ones instead (ctest lsp.golden_fresh).
@@ -55,15 +58,19 @@ def main():
                                                      "version": 1, "text": text}}}))
     p.stdin.flush()
     published = None
+    log_files = None
     while published is None:
         m = read_message(p.stdout)
+        if m.get("id") == 1:
+            log_files = m["result"]["capabilities"]["experimental"]["firstfault"]["logFiles"]
         if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == URI:
             published = m["params"]
     p.stdin.write(frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
     p.stdin.write(frame({"jsonrpc": "2.0", "method": "exit"}))
     p.stdin.close()
     p.wait(timeout=10)
-    files = {"horovod-3929.diagnostics.json": json.dumps(published, indent=2, sort_keys=True) + "\n"}
+    files = {"horovod-3929.diagnostics.json": json.dumps(published, indent=2, sort_keys=True) + "\n",
+             "log-files.json": json.dumps(log_files, indent=2, sort_keys=True) + "\n"}
     stale = []
     for name, content in files.items():
         path = os.path.join(out_dir, name)

@@ -28,7 +28,7 @@ std::vector<std::size_t> starts(const LineIndex& li) {
 }
 
 Text snapshot(const FeatureServer& fs) {
-  auto docs = fs.log_snapshot();
+  auto docs = fs.drafts().log_snapshots();
   REQUIRE(docs.size() == 1);
   return docs[0].text;
 }
@@ -93,11 +93,11 @@ TEST_CASE("document text: appends through FeatureServer share one buffer; other 
   REQUIRE(fs.change("file:///a.log", 3, {{at_end(), "\nline three"}}));
   Text v3 = snapshot(fs);
   CHECK(v3.extends(v2));
-  CHECK(*fs.text("file:///a.log") == "line one\nline two\r\nline three");
+  CHECK(*fs.drafts().text("file:///a.log") == "line one\nline two\r\nline three");
   // Positions after the appends come from the extended line index: line 2 is "line three".
   REQUIRE(fs.change("file:///a.log", 4, {{Range{{2, 5}, {2, 10}}, "3"}}));
   Text v4 = snapshot(fs);
-  CHECK(*fs.text("file:///a.log") == "line one\nline two\r\nline 3");
+  CHECK(*fs.drafts().text("file:///a.log") == "line one\nline two\r\nline 3");
   CHECK(v4.buffer() != v3.buffer());  // an edit elsewhere: a new buffer
   CHECK_FALSE(v4.extends(v3));
   CHECK(v3.view() == "line one\nline two\r\nline three");  // untouched
@@ -107,14 +107,14 @@ TEST_CASE("document text: appends through FeatureServer share one buffer; other 
   CHECK(v5.buffer() == v4.buffer());
   CHECK(v5.extends(v4));
   REQUIRE(fs.change("file:///a.log", 6, {{Range{{3, 5}, {3, 6}}, "four"}}));
-  CHECK(*fs.text("file:///a.log") == "line one\nline two\r\nline 3\nline four\n");
+  CHECK(*fs.drafts().text("file:///a.log") == "line one\nline two\r\nline 3\nline four\n");
   // A whole-text replacement and an append past a full buffer both keep the text right.
   REQUIRE(fs.change("file:///a.log", 7, {{std::nullopt, "x"}}));
   REQUIRE(fs.change("file:///a.log", 8, {{at_end(), std::string(5000, 'y')}}));
   // Not "x" + std::string(...): GCC 12 at -O3 reports a false -Wrestrict (PR 105329).
-  CHECK(*fs.text("file:///a.log") == std::string("x").append(5000, 'y'));
+  CHECK(*fs.drafts().text("file:///a.log") == std::string("x").append(5000, 'y'));
   REQUIRE(fs.change("file:///a.log", 9, {{Range{{0, 1}, {0, 5001}}, "\nz"}}));
-  CHECK(*fs.text("file:///a.log") == "x\nz");
+  CHECK(*fs.drafts().text("file:///a.log") == "x\nz");
 }
 
 TEST_CASE("document text: the line index extended from any split equals one built anew", "[lsp]") {
@@ -167,12 +167,12 @@ TEST_CASE("document text: an in-place append is re-scanned from its last line on
   text.reserve(1 << 20);
   fs.open("file:///g.log", "log", 1, std::move(text));
   Analyzer an(catalog());
-  auto r1 = an.run(fs.log_snapshot(), {});
+  auto r1 = an.run(fs.drafts().log_snapshots(), {});
   CHECK(r1.bytes_scanned == head.size());
   Text before = snapshot(fs);
   std::string more = " line\n" + oom + oom;
   REQUIRE(fs.change("file:///g.log", 2, {{at_end(), more}}));
-  auto r2 = an.run(fs.log_snapshot(), {});
+  auto r2 = an.run(fs.drafts().log_snapshots(), {});
   std::size_t last_line = head.rfind('\n') + 1;
   CHECK(r2.bytes_scanned == head.size() + more.size() - last_line);
   CHECK(before.view() == head);
@@ -181,7 +181,7 @@ TEST_CASE("document text: an in-place append is re-scanned from its last line on
   CHECK(report_of(r2.analysis) ==
         report_of(analysis::analyze(catalog(), std::span<const analysis::LogInput>(&in, 1))));
   // Nothing changed: nothing scanned.
-  CHECK(an.run(fs.log_snapshot(), {}).bytes_scanned == 0);
+  CHECK(an.run(fs.drafts().log_snapshots(), {}).bytes_scanned == 0);
 }
 
 TEST_CASE("document text: events lent to a run and given back keep appends incremental", "[lsp]") {
@@ -192,26 +192,26 @@ TEST_CASE("document text: events lent to a run and given back keep appends incre
   FeatureServer fs(catalog());
   fs.open("file:///l.log", "log", 1, std::move(text));
   Analyzer lending(catalog()), copying(catalog());
-  auto a1 = lending.run_lending(fs.log_snapshot(), {});
-  auto b1 = copying.run(fs.log_snapshot(), {});
+  auto a1 = lending.run_lending(fs.drafts().log_snapshots(), {});
+  auto b1 = copying.run(fs.drafts().log_snapshots(), {});
   CHECK(report_of(a1.analysis) == report_of(b1.analysis));
   lending.settle(a1);
   // Unchanged: nothing scanned, the same answer from the events given back.
-  auto a2 = lending.run_lending(fs.log_snapshot(), {});
+  auto a2 = lending.run_lending(fs.drafts().log_snapshots(), {});
   CHECK(a2.bytes_scanned == 0);
   CHECK(report_of(a2.analysis) == report_of(b1.analysis));
   lending.settle(a2);
   std::string more = " line\n" + oom;
   REQUIRE(fs.change("file:///l.log", 2, {{at_end(), more}}));
-  auto a3 = lending.run_lending(fs.log_snapshot(), {});
-  auto b3 = copying.run(fs.log_snapshot(), {});
+  auto a3 = lending.run_lending(fs.drafts().log_snapshots(), {});
+  auto b3 = copying.run(fs.drafts().log_snapshots(), {});
   std::size_t last_line = head.rfind('\n') + 1;
   CHECK(a3.bytes_scanned == head.size() + more.size() - last_line);
   CHECK(report_of(a3.analysis) == report_of(b3.analysis));
   // Not given back: the next run scans the document again, and is still right.
   REQUIRE(fs.change("file:///l.log", 3, {{at_end(), oom}}));
-  auto a4 = lending.run_lending(fs.log_snapshot(), {});
-  auto b4 = copying.run(fs.log_snapshot(), {});
+  auto a4 = lending.run_lending(fs.drafts().log_snapshots(), {});
+  auto b4 = copying.run(fs.drafts().log_snapshots(), {});
   CHECK(a4.bytes_scanned == head.size() + more.size() + oom.size());
   CHECK(report_of(a4.analysis) == report_of(b4.analysis));
   CHECK(a4.analysis.events.size() == b4.analysis.events.size());
@@ -228,10 +228,10 @@ TEST_CASE("document text: appends stay incremental and exact when a rule is capp
   text.reserve(text.size() * 2);
   fs.open("file:///c.log", "log", 1, std::move(text));
   Analyzer an(catalog());
-  an.run(fs.log_snapshot(), {});
+  an.run(fs.drafts().log_snapshots(), {});
   std::string more = " memory\n" + oom + "tail";
   REQUIRE(fs.change("file:///c.log", 2, {{at_end(), more}}));
-  auto r2 = an.run(fs.log_snapshot(), {});
+  auto r2 = an.run(fs.drafts().log_snapshots(), {});
   CHECK(r2.bytes_scanned < 200);
   std::string all = start + more;
   analysis::LogInput in{"/c.log", all};
@@ -267,9 +267,9 @@ TEST_CASE("document text: appends stay exact when a context rule's lines are onl
     text.reserve(text.size() * 2);
     fs.open("file:///n.log", "log", 1, std::move(text));
     Analyzer an(catalog(), pieces ? Analyzer::RangeScan(in_pieces) : Analyzer::RangeScan());
-    an.run(fs.log_snapshot(), {});
+    an.run(fs.drafts().log_snapshots(), {});
     REQUIRE(fs.change("file:///n.log", 2, {{at_end(), more}}));
-    auto r2 = an.run(fs.log_snapshot(), {});
+    auto r2 = an.run(fs.drafts().log_snapshots(), {});
     CHECK(r2.bytes_scanned < 200);
     CHECK(report_of(r2.analysis) == report_of(full));
     CHECK(r2.analysis.events.size() == full.events.size());

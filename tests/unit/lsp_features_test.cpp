@@ -66,28 +66,18 @@ TEST_CASE("features: incremental edits in UTF-16 and UTF-8", "[lsp]") {
   FeatureServer fs(catalog());
   fs.open("file:///a.log", "log", 1, "x\xf0\x9f\x98\x80y\nsecond\n");
   REQUIRE(fs.change("file:///a.log", 2, {{Range{{0, 3}, {0, 4}}, "Z"}}));  // replaces y
-  CHECK(*fs.text("file:///a.log") == "x\xf0\x9f\x98\x80Z\nsecond\n");
+  CHECK(*fs.drafts().text("file:///a.log") == "x\xf0\x9f\x98\x80Z\nsecond\n");
   REQUIRE(fs.change("file:///a.log", 3,
                     {{Range{{1, 0}, {1, 6}}, "2nd"}, {Range{{2, 0}, {2, 0}}, "third"}}));
-  CHECK(*fs.text("file:///a.log") == "x\xf0\x9f\x98\x80Z\n2nd\nthird");
+  CHECK(*fs.drafts().text("file:///a.log") == "x\xf0\x9f\x98\x80Z\n2nd\nthird");
   CHECK_FALSE(fs.change("file:///a.log", 2, {{std::nullopt, "stale"}}));  // older version
   CHECK_FALSE(fs.change("file:///never.log", 9, {{std::nullopt, "x"}}));
   fs.set_encoding(Encoding::kUtf8);
   REQUIRE(fs.change("file:///a.log", 4, {{Range{{0, 1}, {0, 5}}, ""}}));  // the emoji, 4 bytes
-  CHECK(*fs.text("file:///a.log") == "xZ\n2nd\nthird");
+  CHECK(*fs.drafts().text("file:///a.log") == "xZ\n2nd\nthird");
   // Ranges past the end clamp instead of throwing.
   REQUIRE(fs.change("file:///a.log", 5, {{Range{{90, 9}, {99, 9}}, "!"}}));
-  CHECK(*fs.text("file:///a.log") == "xZ\n2nd\nthird!");
-}
-
-TEST_CASE("features: which documents are logs", "[lsp]") {
-  CHECK(looks_like_log("file:///x/train.log", ""));
-  CHECK(looks_like_log("file:///x/slurm-1234.out", "shellscript"));
-  CHECK(looks_like_log("file:///x/job.err", ""));
-  CHECK(looks_like_log("file:///x/notes.txt", "plaintext"));
-  CHECK_FALSE(looks_like_log("file:///x/run.sh", "shellscript"));
-  CHECK(uri_to_path("file:///a%20b/c.log") == "/a b/c.log");
-  CHECK(path_to_uri("/a b/c.log") == "file:///a%20b/c.log");
+  CHECK(*fs.drafts().text("file:///a.log") == "xZ\n2nd\nthird!");
 }
 
 TEST_CASE("features: appended text is re-scanned from its last line only", "[lsp]") {
@@ -118,7 +108,8 @@ TEST_CASE("features: diagnostics, hover, actions and lenses on a corpus log", "[
   fs.open("file:///job/run.sh", "shellscript", 1, "export NCCL_IB_HCA=^=mlx5_1\n");
   CHECK_FALSE(fs.up_to_date("file:///job/log.txt"));
   Analyzer an(catalog());
-  auto run = std::make_shared<AnalysisRun>(an.run(fs.log_snapshot(), fs.analyzer_options()));
+  auto run =
+      std::make_shared<AnalysisRun>(an.run(fs.drafts().log_snapshots(), fs.analyzer_options()));
   auto pubs = fs.accept(run);
   REQUIRE(pubs.size() == 1);
   CHECK(fs.up_to_date("file:///job/log.txt"));
@@ -175,7 +166,8 @@ TEST_CASE("features: a verification command is run only with its placeholders fi
   fs.open("file:///job/ecc.log", "plaintext", 1,
           "node3:1223:1290 [2] NCCL WARN Cuda failure 'uncorrectable ECC error encountered'\n");
   Analyzer an(catalog());
-  auto run = std::make_shared<AnalysisRun>(an.run(fs.log_snapshot(), fs.analyzer_options()));
+  auto run =
+      std::make_shared<AnalysisRun>(an.run(fs.drafts().log_snapshots(), fs.analyzer_options()));
   auto pubs = fs.accept(run);
   REQUIRE(pubs.size() == 1);
   REQUIRE(pubs[0].items.at(0).rule_id == "cuda-ecc-uncorrectable");
@@ -193,8 +185,8 @@ TEST_CASE("features: a verification command is run only with its placeholders fi
   other.open("file:///other/ecc.log", "plaintext", 1,
              "RuntimeError: CUDA error: uncorrectable ECC error encountered\n");
   Analyzer an2(catalog());
-  other.accept(
-      std::make_shared<AnalysisRun>(an2.run(other.log_snapshot(), other.analyzer_options())));
+  other.accept(std::make_shared<AnalysisRun>(
+      an2.run(other.drafts().log_snapshots(), other.analyzer_options())));
   auto lenses = other.code_lenses("file:///other/ecc.log");
   REQUIRE(lenses.size() == 1);
   CHECK(lenses[0].command.command == "firstfault.editVerification");

@@ -409,8 +409,8 @@ TEST_CASE("lsp server: maskHostNames masks reports in the server", "[lsp]") {
   const std::string log = ss.str();
   const std::string host = "smc-gpu-03";
   REQUIRE(log.find(host) != std::string::npos);
-  std::map<bool, std::vector<std::string>> outputs;  // report, text, JSON report, title,
-                                                     // published diagnostics
+  // report, text, JSON report, title, published diagnostics, the text's Markdown report
+  std::map<bool, std::vector<std::string>> outputs;
   for (bool mask : {false, true}) {
     Client c(nullptr, {{"maskHostNames", mask}});
     initialize(c);
@@ -435,12 +435,15 @@ TEST_CASE("lsp server: maskHostNames masks reports in the server", "[lsp]") {
             m["params"]["uri"] == kUri)
           published += m["params"]["diagnostics"].dump();
     }
-    outputs[mask] = {c.replies_to(2)[0]["result"]["markdown"], c.replies_to(3)[0]["result"]["text"],
+    outputs[mask] = {c.replies_to(2)[0]["result"]["markdown"],
+                     c.replies_to(3)[0]["result"]["text"],
                      c.replies_to(3)[0]["result"]["report"].dump(),
-                     c.replies_to(4)[0]["result"].value("title", ""), published};
+                     c.replies_to(4)[0]["result"].value("title", ""),
+                     published,
+                     c.replies_to(4)[0]["result"].value("markdown", "")};
     CHECK_FALSE(c.replies_to(3)[0]["result"].contains("title"));  // no title given, none back
   }
-  for (std::size_t i = 0; i < 5; ++i) {
+  for (std::size_t i = 0; i < 6; ++i) {
     INFO("output " << i);
     CHECK(outputs[false][i].find(host) != std::string::npos);  // there is something to mask
     CHECK(outputs[true][i].find(host) == std::string::npos);

@@ -4,6 +4,8 @@
 // then reads the file itself (firstfault.analyzeFile) and follows it as it grows. No vscode
 // import: the extension feeds these functions from window.tabGroups and workspace.textDocuments.
 
+import { isLogFile, LogFiles } from "./logFiles";
+
 /** VS Code's limit on the documents it synchronizes with extensions (50 MB). */
 export const MODEL_SYNC_LIMIT = 50 * 1024 * 1024;
 
@@ -17,20 +19,15 @@ export interface TabResource {
   path: string;
 }
 
-/** The names the extension treats as logs (package.json's "log" language). */
-export function looksLikeLogPath(path: string): boolean {
-  const name = path.slice(path.lastIndexOf("/") + 1);
-  return /\.(log|out|err)$/i.test(name) || /^slurm-.*\.out$/.test(name);
-}
-
 /**
- * The tabs showing a log on disk whose document the extension cannot see and that the
- * server does not follow yet: their URIs, each once, in tab order.
+ * The tabs showing a log on disk (a name the server's `logFiles` patterns match) whose
+ * document the extension cannot see and that the server does not follow yet: their URIs,
+ * each once, in tab order.
  */
-export function unsyncedLogTabs(tabs: readonly TabResource[], documents: ReadonlySet<string>, followed: ReadonlySet<string>): string[] {
+export function unsyncedLogTabs(tabs: readonly TabResource[], documents: ReadonlySet<string>, followed: ReadonlySet<string>, logFiles: LogFiles): string[] {
   const out: string[] = [];
   for (const t of tabs) {
-    if (t.scheme !== "file" || !looksLikeLogPath(t.path)) continue;
+    if (t.scheme !== "file" || !isLogFile(logFiles, t.path)) continue;
     if (documents.has(t.uri) || followed.has(t.uri) || out.includes(t.uri)) continue;
     out.push(t.uri);
   }
@@ -61,17 +58,4 @@ export function followedWithoutTab(followedForTabs: ReadonlySet<string>, tabUris
 export function activeLogUri(activeEditorUri: string | undefined, activeTabUri: string | undefined, followed: ReadonlySet<string>): string | undefined {
   if (activeEditorUri) return activeEditorUri;
   return activeTabUri && followed.has(activeTabUri) ? activeTabUri : undefined;
-}
-
-/**
- * The logs of a folder (one job: the per-rank files of a Slurm or torchrun run), from its
- * entries as [name, isFile], in name order with numbers compared as numbers (rank2 before
- * rank10), at most `max` of them.
- */
-export function folderLogs(entries: readonly [string, boolean][], max = 1024): string[] {
-  return entries
-    .filter(([name, isFile]) => isFile && looksLikeLogPath(name))
-    .map(([name]) => name)
-    .sort((a, b) => a.localeCompare(b, "en", { numeric: true }))
-    .slice(0, max);
 }

@@ -1,20 +1,20 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import { activeLogUri, folderLogs, diskDecision, followedWithoutTab, looksLikeLogPath, MODEL_SYNC_LIMIT, unsyncedLogTabs } from "../../src/pure/diskLogs";
+import { activeLogUri, diskDecision, followedWithoutTab, MODEL_SYNC_LIMIT, unsyncedLogTabs } from "../../src/pure/diskLogs";
+
+// The server's log file patterns (tests/lsp/golden/log-files.json is what it advertises).
+const LOG_FILES = { patterns: ["*.log", "*.out", "*.err", "slurm-*.out"] };
 
 const tab = (path: string, scheme = "file") => ({ uri: `${scheme}://${path}`, scheme, path });
-
-test("log names follow the extension's log language", () => {
-  for (const p of ["/j/train.log", "/j/slurm-1234.out", "/j/rank3.err", "/j/NIGHT.LOG"]) assert.ok(looksLikeLogPath(p), p);
-  for (const p of ["/j/train.py", "/j/run.sh", "/j/log", "/j/x.log.gz", "/j/notes.md"]) assert.ok(!looksLikeLogPath(p), p);
-});
 
 test("only log tabs on disk without a document and not yet followed", () => {
   const tabs = [tab("/j/big.log"), tab("/j/small.log"), tab("/j/train.py"), tab("/j/a.log", "untitled"), tab("/j/big.log"), tab("/j/old.out")];
   const documents = new Set(["file:///j/small.log"]);
   const followed = new Set(["file:///j/old.out"]);
-  assert.deepEqual(unsyncedLogTabs(tabs, documents, followed), ["file:///j/big.log"]);
-  assert.deepEqual(unsyncedLogTabs([], documents, followed), []);
+  assert.deepEqual(unsyncedLogTabs(tabs, documents, followed, LOG_FILES), ["file:///j/big.log"]);
+  assert.deepEqual(unsyncedLogTabs([], documents, followed, LOG_FILES), []);
+  // Before the server said which files are logs, no tab is one.
+  assert.deepEqual(unsyncedLogTabs(tabs, documents, followed, { patterns: [] }), []);
 });
 
 test("a file above the sync limit goes to the server at once; a small one after the grace period", () => {
@@ -41,11 +41,4 @@ test("the status bar follows the active editor, else a followed file's tab", () 
   assert.equal(activeLogUri(undefined, "file:///j/big.log", followed), "file:///j/big.log");
   assert.equal(activeLogUri(undefined, "file:///j/other.log", followed), undefined);
   assert.equal(activeLogUri(undefined, undefined, followed), undefined);
-});
-
-test("a folder's logs: files with log names, ranks in numeric order, bounded", () => {
-  const entries: [string, boolean][] = [["rank10.log", true], ["rank2.log", true], ["train.py", true], ["sub.log", false], ["slurm-77.out", true], ["rank1.err", true]];
-  assert.deepEqual(folderLogs(entries), ["rank1.err", "rank2.log", "rank10.log", "slurm-77.out"]);
-  assert.deepEqual(folderLogs(entries, 2), ["rank1.err", "rank2.log"]);
-  assert.deepEqual(folderLogs([]), []);
 });

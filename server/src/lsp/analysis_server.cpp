@@ -39,7 +39,9 @@ AnalysisServer::AnalysisServer(const analysis::Catalog& catalog, AnalysisServerO
   options_.debounce_ms = std::max(options_.debounce_ms, 50);
   scheduler_ = std::make_unique<Scheduler>();
   debounce_ = std::make_unique<boost::asio::steady_timer>(scheduler_->io());
-  watch_ = std::make_unique<boost::asio::steady_timer>(scheduler_->io());
+  disk_ = std::make_unique<DiskFollower>(
+      *scheduler_, options_.disk_reader, options_.watch_ms,
+      [this](DiskFollower::Growth g) { on_disk_growth(std::move(g)); });
 }
 
 AnalysisServer::~AnalysisServer() {
@@ -48,7 +50,7 @@ AnalysisServer::~AnalysisServer() {
   std::promise<void> done;
   scheduler_->post([&] {
     debounce_.reset();
-    watch_.reset();
+    disk_->stop();
     abandon_all("the server stopped before the request was answered");
     stopped_ = true;
     done.set_value();
@@ -64,16 +66,16 @@ AnalysisServer::~AnalysisServer() {
 void AnalysisServer::open(const std::string& uri, const std::string& language_id,
                           std::int64_t version, std::string text) {
   auto t0 = std::chrono::steady_clock::now();
-  bool was_log = features_.is_log(uri);
+  bool was_log = features_.drafts().is_log(uri);
   // A file read from disk that the client now synchronizes: the client's text wins.
-  if (disk_files_.erase(uri))
+  if (disk_->forget(uri))
     spdlog::info("{} is open in the client now; no longer read from disk", uri);
   features_.open(uri, language_id, version, std::move(text));
-  bool is_log = features_.is_log(uri);
+  bool is_log = features_.drafts().is_log(uri);
   if (was_log || is_log) ++generation_;
   if (is_log) schedule_analysis(true);
   auto t1 = std::chrono::steady_clock::now();
-  features_.index_documents();  // while the analysis thread scans
+  features_.drafts().index_all();  // while the analysis thread scans
   auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
   spdlog::debug("open {} v{} ({}, log: {}): stored in {:.1f} ms, indexed in {:.1f} ms", uri,
                 version, language_id, is_log, ms(t0, t1), ms(t1, std::chrono::steady_clock::now()));
@@ -82,7 +84,7 @@ void AnalysisServer::open(const std::string& uri, const std::string& language_id
 bool AnalysisServer::change(const std::string& uri, std::int64_t version,
                             const std::vector<ContentChange>& changes) {
   if (!features_.change(uri, version, changes)) return false;
-  if (features_.is_log(uri)) {
+  if (features_.drafts().is_log(uri)) {
     ++generation_;
     schedule_analysis();
   }
@@ -90,7 +92,7 @@ bool AnalysisServer::change(const std::string& uri, std::int64_t version,
 }
 
 void AnalysisServer::close(const std::string& uri) {
-  bool was_log = features_.is_log(uri);
+  bool was_log = features_.drafts().is_log(uri);
   if (!features_.close(uri)) return;
   if (was_log) {
     ++generation_;
@@ -202,7 +204,7 @@ void AnalysisServer::code_actions(Tag tag, const std::string& uri, Range range,
         // A log without a folder (untitled:) has no workspace for a fix to write in.
         if (query.empty() || !run || uri.rfind("file://", 0) != 0) return cb(std::move(verify));
         // The planner reads topology files from the log's folder or the machine itself.
-        auto sources = features_.source_snapshot();  // snapshots: no text is copied here
+        auto sources = features_.drafts().source_snapshots();  // snapshots: no text is copied here
         auto encoding = features_.encoding();
         auto shared = std::make_shared<std::vector<CodeActionItem>>(std::move(verify));
         run_on_worker<std::vector<CodeActionItem>>(
@@ -227,7 +229,7 @@ void AnalysisServer::code_actions(Tag tag, const std::string& uri, Range range,
 
 bool AnalysisServer::still_current(const CodeActionItem& action) const {
   return std::all_of(action.edits.begin(), action.edits.end(), [&](const DocumentEdit& e) {
-    return e.create || (e.version && features_.version(e.uri) == e.version);
+    return e.create || (e.version && features_.drafts().version(e.uri) == e.version);
   });
 }
 
@@ -236,7 +238,7 @@ void AnalysisServer::report(Tag tag, const std::string& uri, Callback<Report> cb
     auto run = features_.published_run(uri);
     return cb(Report{std::move(*md), {run, &run->analysis}});
   }
-  auto snap = features_.snapshot(uri);
+  auto snap = features_.drafts().snapshot(uri);
   if (!snap) return cb(not_open(uri));
   // Not analysed yet (or not a log): this document alone, on a worker.
   run_on_worker<Report>(
@@ -281,79 +283,59 @@ void AnalysisServer::check_topology(Tag tag, std::map<std::string, std::string> 
 void AnalysisServer::analyze_file(Tag tag, const std::string& uri, Callback<DiskFileStatus> cb) {
   if (uri.rfind("file://", 0) != 0)
     return cb(Failure{Failure::Kind::kInvalid, "not a file:// URI: " + uri});
-  if (features_.is_open(uri) && !is_disk_file(uri)) {
-    auto snap = features_.snapshot(uri);
+  if (features_.drafts().is_open(uri) && !is_disk_file(uri)) {
+    auto snap = features_.drafts().snapshot(uri);
     return cb(DiskFileStatus{uri, snap ? snap->text.size() : 0, true});
   }
-  if (auto it = disk_files_.find(uri); it != disk_files_.end())
-    return cb(DiskFileStatus{uri, it->second.offset, false});
-  if (!options_.disk_reader)
+  if (is_disk_file(uri)) return cb(DiskFileStatus{uri, disk_->bytes_read(uri), false});
+  if (!disk_->reads())
     return cb(Failure{Failure::Kind::kFailed, "this server reads no files from disk"});
   std::string path = uri_to_path(uri);
-  auto reader = options_.disk_reader;
   run_on_worker<DiskFileReader::Piece>(
-      std::move(tag),
-      [reader, path] {
-        // A Flight Recorder dump or RAS output is read for its conclusions.
-        std::vector<DiskFileReader::Piece> one{reader->read_from(path, 0)};
-        for (const auto& p : reader->read_evidence({path}, one)) spdlog::warn("{}", p);
-        return std::move(one.front());
-      },
+      std::move(tag), disk_->read_file(path),
       [this, uri, path, cb](Result<DiskFileReader::Piece> r) {
         if (!r.ok()) return cb(r.failure());
-        if (features_.is_open(uri) && !is_disk_file(uri))  // opened by the client meanwhile
+        if (features_.drafts().is_open(uri) && !is_disk_file(uri))  // opened by the client
           return cb(DiskFileStatus{uri, 0, true});
         std::size_t size = r.value().size;
         adopt_disk_file(uri, path, std::move(r.value()));
         ++generation_;
         schedule_analysis(true);
-        features_.index_documents();  // while the analysis thread scans
+        features_.drafts().index_all();  // while the analysis thread scans
         spdlog::info("{}: {} bytes read from disk; following it", path, size);
-        arm_watch();
+        disk_->watch();
         cb(DiskFileStatus{uri, size, false});
       });
 }
 
 void AnalysisServer::adopt_disk_file(const std::string& uri, const std::string& path,
                                      DiskFileReader::Piece piece) {
-  auto& f = disk_files_[uri];
-  f = DiskFile{path, piece.size, f.version + 1, false, piece.evidence};
-  features_.open(uri, "log", f.version, std::move(piece.bytes));
+  std::int64_t version = disk_->adopt(uri, path, piece);
+  features_.open(uri, "log", version, std::move(piece.bytes));
+}
+
+void AnalysisServer::on_disk_growth(DiskFollower::Growth g) {
+  if (stopped_) return;
+  if (g.whole)
+    features_.open(g.uri, "log", g.version, std::move(g.bytes));
+  else
+    features_.append_text(g.uri, g.version, g.bytes);
+  ++generation_;
+  schedule_analysis();
 }
 
 void AnalysisServer::analyze_folder(Tag tag, const std::string& uri, FolderProgress progress,
                                     Callback<FolderStatus> cb) {
   if (uri.rfind("file://", 0) != 0)
     return cb(Failure{Failure::Kind::kInvalid, "not a file:// URI: " + uri});
-  if (!options_.disk_reader)
+  if (!disk_->reads())
     return cb(Failure{Failure::Kind::kFailed, "this server reads no files from disk"});
-  struct Read {
-    std::vector<std::string> paths;
-    std::vector<DiskFileReader::Piece> pieces;
-    std::vector<std::string> problems;
-  };
   // Set when the Op is answered otherwise (cancelled, abandoned): the worker stops reading.
   auto stop = std::make_shared<std::atomic<bool>>(false);
-  auto reader = options_.disk_reader;
-  std::string dir = uri_to_path(uri);
-  run_on_worker<std::shared_ptr<Read>>(
-      std::move(tag),
-      [this, reader, dir, stop, progress]() {
-        auto read = std::make_shared<Read>();
-        read->paths = reader->list_inputs(dir);
-        for (std::size_t i = 0; i < read->paths.size(); ++i) {
-          if (stop->load()) throw std::runtime_error("cancelled");  // answered already
-          read->pieces.push_back(reader->read_from(read->paths[i], 0));
-          if (progress)
-            scheduler_->post([progress, i, n = read->paths.size(), p = read->paths[i]] {
-              progress(i + 1, n, p);
-            });
-        }
-        // One job: the dumps are compared across ranks, RAS output read for its ranks.
-        read->problems = reader->read_evidence(read->paths, read->pieces);
-        return read;
-      },
-      [this, uri, stop, cb](Result<std::shared_ptr<Read>> r) {
+  using FolderRead = DiskFollower::FolderRead;
+  run_on_worker<std::shared_ptr<FolderRead>>(
+      std::move(tag), disk_->read_folder(uri_to_path(uri), stop, std::move(progress)),
+      [this, uri, stop, cb](Result<std::shared_ptr<FolderRead>> r) {
         if (!r.ok()) {
           stop->store(true);
           return cb(r.failure());
@@ -364,7 +346,7 @@ void AnalysisServer::analyze_folder(Tag tag, const std::string& uri, FolderProgr
         for (const auto& p : status.problems) spdlog::warn("{}", p);
         for (std::size_t i = 0; i < read.paths.size(); ++i) {
           std::string file_uri = path_to_uri(read.paths[i]);
-          if (features_.is_open(file_uri) && !is_disk_file(file_uri)) {
+          if (features_.drafts().is_open(file_uri) && !is_disk_file(file_uri)) {
             status.files.push_back(file_uri);  // the client has it open already
             continue;
           }
@@ -376,8 +358,8 @@ void AnalysisServer::analyze_folder(Tag tag, const std::string& uri, FolderProgr
         if (!read.paths.empty()) {
           ++generation_;
           schedule_analysis(true);  // one analysis for the whole folder
-          features_.index_documents();
-          arm_watch();
+          features_.drafts().index_all();
+          disk_->watch();
         }
         spdlog::info("{}: {} log(s), {} bytes read from disk; following them", uri,
                      status.files.size(), status.bytes);
@@ -388,62 +370,12 @@ void AnalysisServer::analyze_folder(Tag tag, const std::string& uri, FolderProgr
 bool AnalysisServer::forget_file(const std::string& uri) {
   if (!is_disk_file(uri)) return false;
   if (callbacks_.clear) callbacks_.clear(uri);  // while it still counts as read from disk
-  disk_files_.erase(uri);
+  disk_->forget(uri);
   features_.close(uri);
   ++generation_;
   schedule_analysis();
   answer_ready();
   return true;
-}
-
-void AnalysisServer::arm_watch() {
-  if (watch_armed_ || disk_files_.empty() || !watch_) return;
-  watch_armed_ = true;
-  watch_->expires_after(std::chrono::milliseconds(std::max(10, options_.watch_ms)));
-  watch_->async_wait([this](const boost::system::error_code& ec) {
-    watch_armed_ = false;
-    if (ec || stopped_) return;
-    poll_disk_files();
-    arm_watch();
-  });
-}
-
-void AnalysisServer::poll_disk_files() {
-  for (auto& [uri, f] : disk_files_) {
-    if (f.reading || f.evidence) continue;
-    f.reading = true;
-    scheduler_->post_work(
-        [this, uri = uri, path = f.path, from = f.offset, reader = options_.disk_reader] {
-          try {
-            auto piece = std::make_shared<DiskFileReader::Piece>(reader->read_from(path, from));
-            scheduler_->post([this, uri, piece] { on_disk_piece(uri, std::move(*piece)); });
-          } catch (const std::exception& e) {
-            spdlog::debug("{}", e.what());  // gone for now (rotated, deleted): tried again later
-            scheduler_->post([this, uri] {
-              if (auto it = disk_files_.find(uri); it != disk_files_.end())
-                it->second.reading = false;
-            });
-          }
-        });
-  }
-}
-
-void AnalysisServer::on_disk_piece(const std::string& uri, DiskFileReader::Piece piece) {
-  auto it = disk_files_.find(uri);
-  if (it == disk_files_.end() || stopped_) return;  // forgotten or opened by the client
-  DiskFile& f = it->second;
-  f.reading = false;
-  if (piece.from == f.offset && piece.bytes.empty()) return;  // unchanged
-  ++f.version;
-  if (piece.from == 0) {
-    spdlog::info("{}: truncated or replaced; read again ({} bytes)", f.path, piece.size);
-    features_.open(uri, "log", f.version, std::move(piece.bytes));
-  } else {
-    features_.append_text(uri, f.version, piece.bytes);
-  }
-  f.offset = piece.size;
-  ++generation_;
-  schedule_analysis();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -488,7 +420,7 @@ void AnalysisServer::start_analysis() {
   auto jobs = features_.changed_jobs();
   if (jobs.empty()) return answer_ready();  // a log left a job that is now empty, or none
   analysis_running_ = true;
-  auto live = features_.log_uris();
+  auto live = features_.drafts().log_uris();
   auto opts = features_.analyzer_options();
   scheduler_->post_analysis([this, jobs = std::move(jobs), live = std::move(live), opts]() mutable {
     if (options_.before_analysis) options_.before_analysis();

@@ -13,16 +13,13 @@
 // result, by cancel(), or by abandon_all() (shutdown, exit, destruction), whichever comes
 // first; a worker's result for an Op that was already answered is dropped.
 //
-// A file read from disk (analyze_file: a log the client does not synchronize) is read on a
-// worker through the DiskFileReader seam, then held as a document like an open one (its
-// analysis, hovers, lenses and report are the same), published through the same callback,
-// and polled on a protocol-thread timer: what it grew by is read on a worker from the last
-// offset and appended in place, so the analysis scans only the new bytes. A didOpen of its
-// URI hands it over to the client.
-// A folder is one job (analyze_folder): its logs and evidence files are listed and read on a
-// worker, one after the other, with progress after each, and the job stops between files when
-// it is cancelled; the evidence among them is read as `firstfault analyze DIR` reads it
-// (through the DiskFileReader); then they all join at once, for one analysis of their folder's job.
+// A file read from disk (analyze_file: a log the client does not synchronize) is read and
+// followed by the DiskFollower (disk_follower.hpp), then held as a document like an open one
+// (its analysis, hovers, lenses and report are the same) and published through the same
+// callback; what it grows by is appended in place, so the analysis scans only the new bytes.
+// A didOpen of its URI hands it over to the client. A folder is one job (analyze_folder): the
+// DiskFollower reads its inputs on a worker, and they all join at once, for one analysis of
+// their folder's job.
 #pragma once
 
 #include <boost/asio/steady_timer.hpp>
@@ -40,6 +37,7 @@
 #include "analysis/catalog.hpp"
 #include "fix/planner.hpp"
 #include "lsp/disk_file_reader.hpp"
+#include "lsp/disk_follower.hpp"
 #include "lsp/features.hpp"
 #include "lsp/scheduler.hpp"
 #include "topology/topo_report.hpp"
@@ -176,13 +174,12 @@ class AnalysisServer {
     // "PATH: what" for files that could not be read as the evidence they look like
     std::vector<std::string> problems;
   };
-  using FolderProgress =
-      std::function<void(std::size_t done, std::size_t total, const std::string& file)>;
+  using FolderProgress = DiskFollower::FolderProgress;
   void analyze_folder(Tag tag, const std::string& uri, FolderProgress progress,
                       Callback<FolderStatus> cb);
   // Stops following a file read from disk and clears its diagnostics; false if it was not.
   bool forget_file(const std::string& uri);
-  bool is_disk_file(const std::string& uri) const { return disk_files_.count(uri) > 0; }
+  bool is_disk_file(const std::string& uri) const { return disk_->follows(uri); }
 
   // Answers the Op with this tag with kCancelled, if it has not been answered.
   void cancel(const Tag& tag);
@@ -211,19 +208,11 @@ class AnalysisServer {
   // edit is for.
   bool still_current(const CodeActionItem& action) const;
 
-  struct DiskFile {
-    std::string path;
-    std::size_t offset = 0;  // bytes read so far
-    std::int64_t version = 1;
-    bool reading = false;  // a poll's read is on a worker
-    bool evidence = false;  // held as the lines its evidence was read as: not polled
-  };
-  void arm_watch();
-  void poll_disk_files();
-  void on_disk_piece(const std::string& uri, DiskFileReader::Piece piece);
-  // Holds a file read whole from disk as a document (no analysis scheduled).
+  // Holds a file read whole from disk as a followed document (no analysis scheduled).
   void adopt_disk_file(const std::string& uri, const std::string& path,
                        DiskFileReader::Piece piece);
+  // A followed file grew (or was replaced): its document follows, and is analysed.
+  void on_disk_growth(DiskFollower::Growth growth);
 
   void schedule_analysis(bool immediately = false, bool edit = true);
   void start_analysis();
@@ -239,9 +228,7 @@ class AnalysisServer {
   fix::Planner planner_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<boost::asio::steady_timer> debounce_;
-  std::unique_ptr<boost::asio::steady_timer> watch_;
-  std::map<std::string, DiskFile> disk_files_;
-  bool watch_armed_ = false;
+  std::unique_ptr<DiskFollower> disk_;
 
   // Protocol-thread state.
   bool analysis_running_ = false;

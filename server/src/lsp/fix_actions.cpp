@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "fix/workspace_io.hpp"
+#include "lsp/uri.hpp"
 
 namespace ff::lsp {
 

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "fix/planner.hpp"
-#include "lsp/features.hpp"
+#include "lsp/analysis_run.hpp"
+#include "lsp/code_action_item.hpp"
+#include "lsp/fix_query.hpp"
 
 namespace ff::lsp {
 

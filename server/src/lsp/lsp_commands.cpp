@@ -11,6 +11,7 @@
 #include <string>
 
 #include "lsp/lsp_server.hpp"
+#include "report/markdown_report.hpp"
 #include "report/mask.hpp"
 #include "report/report.hpp"
 #include "topology/topo_report.hpp"
@@ -127,9 +128,9 @@ analysis::JobOutcome outcome_argument(const json& arg) {
 }  // namespace
 
 // {text, title?, outcome?}: a one-off analysis of the text (a selection, a terminal's output), as
-// the CLI's JSON report and its text. `title` is the client's heading for it (a terminal's command
-// line): it comes back as `title`, masked with the report when maskHostNames is on, so the
-// client never shows an unmasked line beside a masked report.
+// the CLI's JSON report, its text and the Markdown report the client shows. `title` is the client's
+// heading for it (a terminal's command line): it comes back as `title`, masked with the report when
+// maskHostNames is on, so the client never shows an unmasked line beside a masked report.
 void LspServer::diagnose_text_command(SharedReply reply, const json& arg) {
   std::string text = string_argument("firstfault.diagnoseText", arg, "text");
   std::optional<std::string> title;
@@ -155,7 +156,11 @@ void LspServer::diagnose_text_command(SharedReply reply, const json& arg) {
           text = m.mask(text);
           if (heading) heading = m.mask(*heading);
         }
-        json out{{"report", std::move(report)}, {"text", std::move(text)}};
+        std::string markdown = report::text_report_markdown(
+            catalog_, a, "firstfault: " + heading.value_or("diagnosis of the text"), text);
+        json out{{"report", std::move(report)},
+                 {"text", std::move(text)},
+                 {"markdown", std::move(markdown)}};
         if (heading) out["title"] = std::move(*heading);
         return out;
       }));

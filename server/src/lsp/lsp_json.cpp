@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "lsp/log_files.hpp"
+
 namespace ff::lsp {
 
 using json = nlohmann::json;
@@ -123,6 +125,10 @@ json server_capabilities(const ClientCapabilities& client,
                {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
                {"codeLensProvider", {{"resolveProvider", false}}},
                {"executeCommandProvider", {{"commands", commands}}}};
+  // Which file names are logs (log_files.hpp): clients build their selectors from these.
+  json patterns = json::array();
+  for (std::string_view p : kLogFilePatterns) patterns.push_back(p);
+  caps["experimental"] = {{"firstfault", {{"logFiles", {{"patterns", std::move(patterns)}}}}}};
   // Pulled diagnostics are offered only to a client that pulls (LspServer::pull_diagnostics_).
   if (client.pulls_diagnostics)
     caps["diagnosticProvider"] = {{"identifier", "firstfault"},
