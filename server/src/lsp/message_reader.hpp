@@ -19,6 +19,10 @@
 
 namespace ff::lsp {
 
+// The JSON-RPC error code a framing error is answered with: -32600 for a message refused for
+// its size, -32700 for broken framing.
+int frame_error_code(FrameError e);
+
 class MessageReader {
  public:
   // A message that gets an error reply: `id` is the request's, or null when it has none
