@@ -479,7 +479,7 @@ void AnalysisServer::start_analysis() {
           run->items_ms, run->docs.empty() ? std::string() : job_of(run->docs.front().uri));
       bool last = i + 1 == jobs.size();
       scheduler_.post([this, run, last] { on_analysis(run, last); });
-      analyzer_.settle(*run);  // while the protocol thread publishes
+      analyzer_.settle(*run);  // while the main loop publishes
     }
   });
 }
