@@ -10,9 +10,11 @@ one where a fraction `--density` of the lines are NCCL INFO lines context rules 
 NCCL_DEBUG=INFO jobs print at every communicator init). Prints MB/s, the ratios and peak
 memory, checks that the injected root cause is the top diagnosis, and measures linearity
 net of the fixed cost, rule-count scaling, many files on all cores, start-up, the
-language server, and a job bigger than one machine's reading speed: --nodes generated node
-logs of --node-mb MB each, summarised in parallel (`analyze --summary`, as many processes
-as cores standing in for the nodes) and merged, against one process reading them all.
+language server (first diagnostics, an append, and the reply to textDocument/codeAction on
+a fixable line of a corpus log beside a hover on it, and beside --reference's), and a job
+bigger than one machine's reading speed: --nodes generated node logs of --node-mb MB each,
+summarised in parallel (`analyze --summary`, as many processes as cores standing in for the
+nodes) and merged, against one process reading them all.
 Beside the ratios it prints their floor (ff_prefilter_floor, bench/prefilter_floor.cpp):
 reading the file and running the catalog's prefilter over it, the Vectorscan database every
 run scans every byte with, on every core, and nothing else; no run of this catalog can beat it.
@@ -24,7 +26,7 @@ costs a run about 5 ms more before it reads a byte). --firstfault names another.
 
 usage: bench/bench.py [--firstfault PATH] [--sizes 10,100,1000] [--runs 3]
                       [--density 0.125] [--out bench/out] [--quick] [--only cli|lsp|scale]
-                      [--nodes 512] [--node-mb 100]
+                      [--nodes 512] [--node-mb 100] [--reference OTHER-FIRSTFAULT]
 Exit status: 0 when every target is met, 1 otherwise, 2 on a broken setup.
 """
 import argparse
@@ -149,22 +151,28 @@ def ten_line_file(out_dir):
     return small
 
 
-def lsp_bench(ff, log_path, rep):
-    """First diagnostics for a freshly opened document, and for a 1 MB append to it."""
-    text = open(log_path, encoding="utf-8", errors="replace").read()
-    size_mb = len(text.encode()) / 1e6
-    proc = subprocess.Popen([ff, "lsp", "--max-message-bytes", str(1 << 30)] + (["--log", os.environ["FF_BENCH_LSP_LOG"], "--log-level", "debug"] if os.environ.get("FF_BENCH_LSP_LOG") else []), stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+class LspClient:
+    """A `firstfault lsp` process spoken to over its stdin and stdout, as an editor would."""
 
-    def send(obj):
+    def __init__(self, ff, capabilities=None):
+        log = os.environ.get("FF_BENCH_LSP_LOG")
+        self.proc = subprocess.Popen([ff, "lsp", "--max-message-bytes", str(1 << 30)] +
+                                     (["--log", log, "--log-level", "debug"] if log else []),
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.send({"jsonrpc": "2.0", "id": "init", "method": "initialize",
+                   "params": {"processId": None, "rootUri": None, "capabilities": capabilities or {}}})
+        self.reply("init")
+        self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+
+    def send(self, obj):
         body = json.dumps(obj).encode()
-        proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        proc.stdin.flush()
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
 
-    def read():
+    def read(self):
         headers = {}
         while True:
-            line = proc.stdout.readline()
+            line = self.proc.stdout.readline()
             if not line:
                 raise RuntimeError("server closed stdout")
             line = line.strip()
@@ -172,26 +180,38 @@ def lsp_bench(ff, log_path, rep):
                 break
             k, _, v = line.decode().partition(":")
             headers[k.lower()] = v.strip()
-        return json.loads(proc.stdout.read(int(headers["content-length"])))
+        return json.loads(self.proc.stdout.read(int(headers["content-length"])))
 
-    def wait_diagnostics(version):
+    def reply(self, id_):
         while True:
-            m = read()
-            if m.get("method") == "textDocument/publishDiagnostics" and \
-                    m["params"].get("version") == version and m["params"]["diagnostics"]:
+            m = self.read()
+            if m.get("id") == id_ and "method" not in m:
                 return m
 
+    def diagnostics(self, uri, version):
+        while True:
+            m = self.read()
+            if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri and \
+                    m["params"].get("version") == version and m["params"]["diagnostics"]:
+                return m["params"]["diagnostics"]
+
+    def close(self):
+        self.send({"jsonrpc": "2.0", "id": "bye", "method": "shutdown"})
+        self.send({"jsonrpc": "2.0", "method": "exit"})
+        self.proc.wait(timeout=10)
+
+
+def lsp_bench(ff, log_path, rep):
+    """First diagnostics for a freshly opened document, and for a 1 MB append to it."""
+    text = open(log_path, encoding="utf-8", errors="replace").read()
+    size_mb = len(text.encode()) / 1e6
+    client = LspClient(ff)
     uri = "file:///bench/job.log"
-    send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-          "params": {"processId": None, "rootUri": None, "capabilities": {}}})
-    while read().get("id") != 1:
-        pass
-    send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
     t0 = time.perf_counter()
-    send({"jsonrpc": "2.0", "method": "textDocument/didOpen",
-          "params": {"textDocument": {"uri": uri, "languageId": "log", "version": 1, "text": text}}})
+    client.send({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                 "params": {"textDocument": {"uri": uri, "languageId": "log", "version": 1, "text": text}}})
     t_sent = time.perf_counter()
-    wait_diagnostics(1)
+    client.diagnostics(uri, 1)
     t1 = time.perf_counter()
     rep.add("LSP: first diagnostics, %.0f MB didOpen (from sent)" % size_mb,
             "%.0f ms" % ((t1 - t_sent) * 1000), "<= 300 ms", (t1 - t_sent) <= 0.3)
@@ -199,19 +219,102 @@ def lsp_bench(ff, log_path, rep):
     lines = text.count("\n") + 1
     append = ("gpu-node-003:10031:10100 [7] NCCL INFO Channel 01/0 : 31[7] -> 32[0] [send] via NET/IB/7/GDRDMA\n" * 11000)[: 1 << 20]
     t2 = time.perf_counter()
-    send({"jsonrpc": "2.0", "method": "textDocument/didChange",
-          "params": {"textDocument": {"uri": uri, "version": 2},
-                     "contentChanges": [{"range": {"start": {"line": lines, "character": 0},
-                                                   "end": {"line": lines, "character": 0}},
-                                         "text": append}]}})
+    client.send({"jsonrpc": "2.0", "method": "textDocument/didChange",
+                 "params": {"textDocument": {"uri": uri, "version": 2},
+                            "contentChanges": [{"range": {"start": {"line": lines, "character": 0},
+                                                          "end": {"line": lines, "character": 0}},
+                                                "text": append}]}})
     t_sent2 = time.perf_counter()
-    wait_diagnostics(2)
+    client.diagnostics(uri, 2)
     t3 = time.perf_counter()
     rep.add("LSP: re-diagnosed after a 1 MB append (from sent)", "%.0f ms" % ((t3 - t_sent2) * 1000),
             "<= 15 ms", (t3 - t_sent2) <= 0.015)
-    send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
-    send({"jsonrpc": "2.0", "method": "exit"})
-    proc.wait(timeout=10)
+    client.close()
+
+
+# The code-action case: a corpus log whose root cause has a fix (PYTORCH_CUDA_ALLOC_CONF), with
+# the job's launch script open beside it, so the planner edits an open document.
+CODE_ACTION_CASE = "funasr-2006"
+CODE_ACTION_TARGET_MS = 50
+
+
+def reply_times(client, request, n):
+    """Milliseconds from sending `request` (a fresh id each time) to its reply, n times in a
+    row, sorted; the replies' results from the last one."""
+    times = []
+    result = None
+    for k in range(n):
+        msg = dict(request, id="bench-%d" % k)
+        t0 = time.perf_counter()
+        client.send(msg)
+        result = client.reply(msg["id"]).get("result")
+        times.append((time.perf_counter() - t0) * 1000)
+    times.sort()
+    return times, result
+
+
+def code_action_times(ff, out_dir, n):
+    """The reply times of textDocument/codeAction on the initiating line of the corpus case,
+    and of a hover on the same line (the reference: a request the main loop answers without
+    the planner's worker), after one request of each to warm the caches (the topology read)."""
+    d = os.path.join(out_dir, "code-action-job")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    shutil.copy(os.path.join(ROOT, "tests", "corpus", CODE_ACTION_CASE, "log.txt"), os.path.join(d, "log.txt"))
+    script = "#!/bin/sh\nexec torchrun --nproc_per_node 8 train.py\n"
+    log_uri = "file://" + os.path.join(d, "log.txt")
+    client = LspClient(ff)
+    client.send({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                 "params": {"textDocument": {"uri": "file://" + os.path.join(d, "run.sh"),
+                                             "languageId": "shellscript", "version": 1, "text": script}}})
+    client.send({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                 "params": {"textDocument": {"uri": log_uri, "languageId": "log", "version": 1,
+                                             "text": open(os.path.join(d, "log.txt"), encoding="utf-8",
+                                                          errors="replace").read()}}})
+    diags = client.diagnostics(log_uri, 1)
+    line = next(x["range"] for x in diags if x["data"]["role"] == "initiating")["start"]["line"]
+    rng = {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}
+    action = {"jsonrpc": "2.0", "method": "textDocument/codeAction",
+              "params": {"textDocument": {"uri": log_uri}, "range": rng, "context": {"diagnostics": []}}}
+    hover = {"jsonrpc": "2.0", "method": "textDocument/hover",
+             "params": {"textDocument": {"uri": log_uri}, "position": {"line": line, "character": 0}}}
+    first, result = reply_times(client, action, 1)
+    fixes = [a for a in result or [] if "edit" in a]
+    reply_times(client, hover, 1)
+    actions, _ = reply_times(client, action, n)
+    hovers, _ = reply_times(client, hover, n)
+    client.close()
+    shutil.rmtree(d, ignore_errors=True)
+    return {"first": first[0], "actions": actions, "hovers": hovers, "fixes": len(fixes), "line": line}
+
+
+def lsp_code_action_bench(ff, args, rep):
+    """textDocument/codeAction on a fixable line: the reply time, p50 and max over N requests,
+    beside a hover on the same line; with --reference, beside the same case run by that binary."""
+    n = 20 if args.quick else 100
+    runs = [("", ff)] + ([("reference ", args.reference)] if args.reference else [])
+    got = {}
+    for label, binary in runs:
+        got[label] = code_action_times(ff=binary, out_dir=args.out, n=n)
+    cur = got[""]
+    p50 = statistics.median(cur["actions"])
+    hover_p50 = statistics.median(cur["hovers"])
+    print("\nLSP code actions: %s, initiating line %d, %d fix action(s), %d requests" % (
+        CODE_ACTION_CASE, cur["line"], cur["fixes"], n))
+    rep.add("LSP: codeAction reply on a fixable line, p50 of %d" % n, "%.2f ms (max %.2f)" % (
+        p50, cur["actions"][-1]), "<= %d ms" % CODE_ACTION_TARGET_MS,
+        p50 <= CODE_ACTION_TARGET_MS and cur["fixes"] > 0)
+    rep.note("LSP: codeAction / hover on the same line, p50", "%.2f (%.2f vs %.2f ms)" % (
+        p50 / hover_p50, p50, hover_p50), "the planner's worker hop beside a request the loop answers")
+    rep.note("LSP: the first codeAction (topology read, caches cold)", "%.2f ms" % cur["first"], "not in the p50")
+    if args.reference:
+        ref = got["reference "]
+        ref_p50 = statistics.median(ref["actions"])
+        rep.note("LSP: codeAction p50, this binary / the reference", "%.2f (%.2f vs %.2f ms)" % (
+            p50 / ref_p50, p50, ref_p50), "max %.2f vs %.2f ms" % (cur["actions"][-1], ref["actions"][-1]))
+        rep.note("LSP: hover p50, this binary / the reference", "%.2f (%.2f vs %.2f ms)" % (
+            hover_p50 / statistics.median(ref["hovers"]), hover_p50, statistics.median(ref["hovers"])),
+            "the same line")
 
 
 def default_binary():
@@ -389,6 +492,8 @@ def main():
     ap.add_argument("--nodes", type=int, default=512, help="scale-out: generated node logs (default 512)")
     ap.add_argument("--node-mb", type=int, default=100, help="scale-out: MB of logs per node (default 100)")
     ap.add_argument("--keep-scale", action="store_true", help="scale-out: keep the node directories")
+    ap.add_argument("--reference", help="LSP: a second firstfault binary whose code-action figures are "
+                    "printed beside this one's, as ratios (a build from before a change)")
     args = ap.parse_args()
     if args.firstfault:
         ff, built = args.firstfault, "given with --firstfault"
@@ -517,6 +622,10 @@ def main():
             lsp_bench(ff, lsp_path, rep)
         except Exception as e:  # a broken server is a failed figure, not a crash of the bench
             rep.add("LSP benchmark", "error: %s" % e, "runs", False)
+        try:
+            lsp_code_action_bench(ff, args, rep)
+        except Exception as e:
+            rep.add("LSP code-action benchmark", "error: %s" % e, "runs", False)
 
     print("\n%d figures, %d missed" % (len(rep.rows), rep.failed))
     return 1 if rep.failed else 0

@@ -58,7 +58,13 @@ std::vector<CodeActionItem> served(const fsys::path& ws, const Variant& v,
                                    std::map<std::string, std::int64_t>& versions) {
   AnalysisServerOptions o;
   o.topology = std::make_shared<fix::TopologyProvider>(/*live=*/false);
-  AnalysisServer server(test::builtin_catalog(), o, {});
+  Scheduler loop;
+  AnalysisServer server(test::builtin_catalog(), loop, o, {});
+  // The loop's threads stop before the server goes: a worker may still post to it.
+  struct StopFirst {
+    Scheduler& loop;
+    ~StopFirst() { loop.shutdown(); }
+  } stop_first{loop};
   std::string log_uri = path_to_uri((ws / "log.txt").string());
   std::promise<std::vector<CodeActionItem>> done;
   server.post([&] {
@@ -71,7 +77,8 @@ std::vector<CodeActionItem> served(const fsys::path& ws, const Variant& v,
                   test::read_file(ws / f));
     }
     server.code_actions(
-        "1", log_uri, {{0, 0}, {1u << 30, 0}}, [&](Result<std::vector<CodeActionItem>> r) {
+        CancelToken(), log_uri, {{0, 0}, {1u << 30, 0}},
+        [&](Result<std::vector<CodeActionItem>> r) {
           done.set_value(r.ok() ? std::move(r.value()) : std::vector<CodeActionItem>{});
         });
   });

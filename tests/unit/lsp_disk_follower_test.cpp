@@ -41,7 +41,7 @@ class FakeDisk : public DiskFileReader {
 
 // Runs `f` on the protocol thread and waits for it.
 template <class F>
-auto on_protocol_thread(Scheduler& s, F f) {
+auto on_main_loop(Scheduler& s, F f) {
   std::promise<decltype(f())> done;
   s.post([&] { done.set_value(f()); });
   return done.get_future().get();
@@ -64,7 +64,7 @@ TEST_CASE("disk follower: growth is read from the last offset, a shorter file wh
   REQUIRE(follower.reads());
   auto piece = follower.read_file("/j/a.log")();
   CHECK(piece.bytes == "one\n");
-  std::int64_t version = on_protocol_thread(scheduler, [&] {
+  std::int64_t version = on_main_loop(scheduler, [&] {
     auto v = follower.adopt("file:///j/a.log", "/j/a.log", piece);
     follower.watch();
     return v;
@@ -81,7 +81,7 @@ TEST_CASE("disk follower: growth is read from the last offset, a shorter file wh
   }
   disk->write("/j/a.log", "new\n");
   REQUIRE(two.get_future().wait_for(std::chrono::seconds(10)) == std::future_status::ready);
-  on_protocol_thread(scheduler, [&] {
+  on_main_loop(scheduler, [&] {
     follower.stop();
     return 0;
   });
@@ -104,7 +104,7 @@ TEST_CASE("disk follower: a folder is read file by file and stops when told", "[
   Scheduler scheduler;
   DiskFollower follower(scheduler, disk, 1000, [](DiskFollower::Growth) {});
   std::atomic<int> reports{0};
-  auto stop = std::make_shared<std::atomic<bool>>(false);
+  CancelToken stop;
   auto read =
       follower.read_folder("/j", stop, [&](std::size_t, std::size_t total, const std::string&) {
         CHECK(total == 2);
@@ -113,9 +113,9 @@ TEST_CASE("disk follower: a folder is read file by file and stops when told", "[
   CHECK(read->paths == std::vector<std::string>{"/j/rank0.log", "/j/rank1.log"});
   REQUIRE(read->pieces.size() == 2);
   CHECK(read->pieces[1].bytes == "one\n");
-  stop->store(true);
+  stop.cancel();
   CHECK_THROWS(follower.read_folder("/j", stop, nullptr)());
-  on_protocol_thread(scheduler, [&] {
+  on_main_loop(scheduler, [&] {
     CHECK_FALSE(follower.follows("file:///j/rank0.log"));
     follower.adopt("file:///j/rank0.log", "/j/rank0.log", read->pieces[0]);
     CHECK(follower.follows("file:///j/rank0.log"));

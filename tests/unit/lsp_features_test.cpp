@@ -47,11 +47,17 @@ std::vector<CodeActionItem> served_actions(std::vector<OpenDoc> docs, const std:
                                            Range range) {
   AnalysisServerOptions o;
   o.topology = std::make_shared<fix::TopologyProvider>(/*live=*/false);
-  AnalysisServer server(catalog(), o, {});
+  Scheduler loop;
+  AnalysisServer server(catalog(), loop, o, {});
+  // The loop's threads stop before the server goes: a worker may still post to it.
+  struct StopFirst {
+    Scheduler& loop;
+    ~StopFirst() { loop.shutdown(); }
+  } stop_first{loop};
   std::promise<std::vector<CodeActionItem>> done;
   server.post([&] {
     for (auto& d : docs) server.open(d.uri, d.language, 1, d.text);
-    server.code_actions("1", uri, range, [&](Result<std::vector<CodeActionItem>> r) {
+    server.code_actions(CancelToken(), uri, range, [&](Result<std::vector<CodeActionItem>> r) {
       done.set_value(r.ok() ? std::move(r.value()) : std::vector<CodeActionItem>{});
     });
   });
@@ -382,13 +388,20 @@ TEST_CASE("features: a fix whose document moved on while it was planned is dropp
     if (first.exchange(false)) started.set_value();
     go.wait();
   };
-  AnalysisServer server(catalog(), o, {});
+  Scheduler loop;
+  AnalysisServer server(catalog(), loop, o, {});
+  // The loop's threads stop before the server goes: a worker may still post to it.
+  struct StopFirst {
+    Scheduler& loop;
+    ~StopFirst() { loop.shutdown(); }
+  } stop_first{loop};
   std::promise<std::vector<CodeActionItem>> done;
   server.post([&] {
     server.open("file:///job/log.txt", "plaintext", 1, corpus("funasr-2006"));
     server.open("file:///job/run.sh", "shellscript", 1, "#!/bin/sh\nexec torchrun train.py\n");
     server.code_actions(
-        "1", "file:///job/log.txt", {{0, 0}, {0, 0}}, [&](Result<std::vector<CodeActionItem>> r) {
+        CancelToken(), "file:///job/log.txt", {{0, 0}, {0, 0}},
+        [&](Result<std::vector<CodeActionItem>> r) {
           done.set_value(r.ok() ? std::move(r.value()) : std::vector<CodeActionItem>{});
         });
   });
@@ -410,7 +423,8 @@ TEST_CASE("features: a fix whose document moved on while it was planned is dropp
   std::promise<std::vector<CodeActionItem>> again;
   server.post([&] {
     server.code_actions(
-        "2", "file:///job/log.txt", {{0, 0}, {0, 0}}, [&](Result<std::vector<CodeActionItem>> r) {
+        CancelToken(), "file:///job/log.txt", {{0, 0}, {0, 0}},
+        [&](Result<std::vector<CodeActionItem>> r) {
           again.set_value(r.ok() ? std::move(r.value()) : std::vector<CodeActionItem>{});
         });
   });

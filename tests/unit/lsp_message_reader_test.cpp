@@ -10,6 +10,7 @@
 #include "lsp/message_reader.hpp"
 
 using ff::lsp::Frame;
+using ff::lsp::FrameError;
 using ff::lsp::MessageReader;
 using json = nlohmann::json;
 
@@ -56,11 +57,16 @@ TEST_CASE("message reader: malformed messages are rejected with the right code a
   CHECK(rejected(read(r, R"({"jsonrpc":"2.0","id":6,"method":"m","params":3})")).id == 6);
   Frame framing;
   framing.kind = Frame::Kind::kError;
+  framing.problem = FrameError::kTooLarge;
   framing.error = "message of 9 bytes exceeds the limit of 1 bytes; skipped";
   CHECK(r.read(framing).index() == 1);
   CHECK(std::get<MessageReader::Rejected>(r.read(framing)).code == ff::lsp::kInvalidRequest);
-  framing.error = "malformed header line";
+  // The code follows the kind of error, not its wording.
+  framing.problem = FrameError::kMalformedHeader;
   CHECK(std::get<MessageReader::Rejected>(r.read(framing)).code == ff::lsp::kParseError);
+  for (FrameError e : {FrameError::kNoHeader, FrameError::kHeaderTooLong,
+                       FrameError::kInvalidLength, FrameError::kNoContentLength})
+    CHECK(ff::lsp::frame_error_code(e) == ff::lsp::kParseError);
 }
 
 TEST_CASE("message reader: responses and bad notifications are ignored, never answered", "[lsp]") {

@@ -309,29 +309,80 @@ TEST_CASE("lsp server: an edit during the analysis still gets its own analysis",
   CHECK(c.publications(kUri, 2) == 1);
 }
 
-TEST_CASE("lsp server: ReplyOnce answers once, and an error when dropped", "[lsp]") {
-  Client c;
+TEST_CASE("lsp request table: one reply per request, an error when dropped", "[lsp]") {
+  std::vector<json> sent;
+  RequestTable table([&](const json& m) { sent.push_back(m); });
+  auto replies_to = [&](int id) {
+    std::vector<json> out;
+    for (const auto& m : sent)
+      if (m["id"] == id) out.push_back(m);
+    return out;
+  };
+  auto start = [&](int id, const std::string& method) {
+    return table.start(table.accept(id, method));
+  };
+  { ReplyOnce r = start(7, "test/dropped"); }
   {
-    LspServer::ReplyOnce r(*c.server, 7, "test/dropped");
-  }
-  {
-    LspServer::ReplyOnce r(*c.server, 8, "test/twice");
+    ReplyOnce r = start(8, "test/twice");
     r.result(1);
     r.result(2);
     r.error(kInternalError, "late");
   }
   {
-    LspServer::ReplyOnce a(*c.server, 9, "test/moved");
-    LspServer::ReplyOnce b = std::move(a);
+    ReplyOnce a = start(9, "test/moved");
+    ReplyOnce b = std::move(a);
     b.result(3);
   }
-  REQUIRE(c.replies_to(7).size() == 1);
-  CHECK(c.replies_to(7)[0]["error"]["code"] == kInternalError);
-  REQUIRE(c.replies_to(8).size() == 1);
-  CHECK(c.replies_to(8)[0]["result"] == 1);
-  CHECK(c.server->replied_twice() == 2);
-  REQUIRE(c.replies_to(9).size() == 1);
-  CHECK(c.replies_to(9)[0]["result"] == 3);
+  REQUIRE(replies_to(7).size() == 1);
+  CHECK(replies_to(7)[0]["error"]["code"] == kInternalError);
+  REQUIRE(replies_to(8).size() == 1);
+  CHECK(replies_to(8)[0]["result"] == 1);
+  CHECK(table.replied_twice() == 2);
+  REQUIRE(replies_to(9).size() == 1);
+  CHECK(replies_to(9)[0]["result"] == 3);
+  // Cancelled: answered by the table at once; the late result is dropped, not a second reply.
+  {
+    ReplyOnce r = start(10, "test/cancelled");
+    table.mark_cancelled(10);
+    CHECK(r.token().cancelled());
+    table.cancel(10);
+    REQUIRE(replies_to(10).size() == 1);
+    CHECK(replies_to(10)[0]["error"]["code"] == kRequestCancelled);
+    r.result(4);
+  }
+  CHECK(replies_to(10).size() == 1);
+  // Marked on the reader thread but not started yet: the token says so; a result that
+  // comes anyway is answered as cancelled.
+  RequestSeq queued = table.accept(11, "test/queued");
+  table.mark_cancelled(11);
+  start(0, "unrelated").result(0);
+  {
+    ReplyOnce r = table.start(queued);
+    CHECK(r.token().cancelled());
+    r.result(5);
+  }
+  REQUIRE(replies_to(11).size() == 1);
+  CHECK(replies_to(11)[0]["error"]["code"] == kRequestCancelled);
+  // A held answer (shutdown's) goes out after the requests started before it.
+  ReplyOnce waits = start(12, "test/waits");
+  ReplyOnce shutdown = start(13, "shutdown");
+  shutdown.result_after_earlier(nullptr);
+  CHECK(replies_to(13).empty());
+  waits.result(6);
+  REQUIRE(replies_to(13).size() == 1);
+  CHECK(replies_to(13)[0].contains("result"));
+  CHECK(sent[sent.size() - 2]["id"] == 12);
+  // At exit: what is started gets RequestFailed, a held answer its result after them.
+  ReplyOnce abandoned = start(14, "test/abandoned");
+  ReplyOnce shutdown2 = start(15, "shutdown");
+  shutdown2.result_after_earlier(nullptr);
+  table.abandon_started("exiting");
+  REQUIRE(replies_to(14).size() == 1);
+  CHECK(replies_to(14)[0]["error"]["code"] == kRequestFailed);
+  CHECK(abandoned.token().cancelled());
+  REQUIRE(replies_to(15).size() == 1);
+  CHECK(sent.back()["id"] == 15);
+  CHECK(table.replied_twice() == 2);
 }
 
 // Defect 3: slow work runs on a worker, never on the protocol thread.
@@ -967,4 +1018,37 @@ TEST_CASE("lsp server: a document's version is an integer, or the open is refuse
   CHECK(versions_of("file:///tmp/ff-lsp-version-test/v-huge-float.log").empty());
   CHECK(versions_of("file:///tmp/ff-lsp-version-test/v-fraction.log").empty());
   CHECK(versions_of("file:///tmp/ff-lsp-version-test/v-string.log").empty());
+}
+
+// Issue 29: the main loop does no file-system call. Whether the workspace holds
+// docs/catalog.md is asked on a worker; what the client sent after initialize (in the same
+// read here, as a client that does not wait for the answer would) waits for it, in order.
+TEST_CASE("lsp server: initialize finds the docs on a worker; what follows it waits", "[lsp]") {
+  const std::string root =
+      std::filesystem::weakly_canonical(std::string(FF_TEST_DATA) + "/../..").string();
+  REQUIRE(std::filesystem::exists(root + "/docs/catalog.md"));
+  Client c;
+  c.work_gate.close();  // holds the worker's look at the workspace
+  c.send(
+      {request(1, "initialize", {{"capabilities", json::object()}, {"rootUri", path_to_uri(root)}}),
+       notification("initialized"), open_log(sample_log()), hover(2)});
+  REQUIRE(c.work_gate.wait_started(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    CHECK(c.received.empty());  // nothing answered or published while initialize waits
+  }
+  c.work_gate.release();
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_replies(r, 2) == 1; }));
+  REQUIRE(c.replies_to(1).size() == 1);
+  CHECK(c.replies_to(1)[0]["result"].contains("capabilities"));
+  CHECK(c.index_of_reply(1) < c.index_of_reply(2));
+  CHECK(c.replies_to(2)[0].contains("result"));  // handled after initialize, not refused
+  REQUIRE(c.wait([](const std::vector<json>& r) { return n_publications(r, kUri, 1) == 1; }));
+  std::lock_guard<std::mutex> lock(c.mu);
+  for (const auto& m : c.received)
+    if (m.value("method", "") == "textDocument/publishDiagnostics")
+      for (const auto& d : m["params"]["diagnostics"])
+        CHECK(d["codeDescription"]["href"].get<std::string>().rfind(
+                  path_to_uri(root + "/docs/catalog.md"), 0) == 0);
 }

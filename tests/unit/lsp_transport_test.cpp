@@ -46,6 +46,7 @@ TEST_CASE("framing: oversized bodies are skipped, never buffered", "[lsp]") {
   auto frames = feed_all(p, data, 4096);
   REQUIRE(frames.size() == 2);
   CHECK(frames[0].kind == Frame::Kind::kError);
+  CHECK(frames[0].problem == ff::lsp::FrameError::kTooLarge);
   CHECK(frames[0].error.find("exceeds the limit") != std::string::npos);
   CHECK(frames[1].body == "{}");
   // While skipping, at most one chunk is ever held.
@@ -66,15 +67,23 @@ TEST_CASE("framing: broken headers resynchronise on the next Content-Length", "[
                      "Content-Length: 3\r\n\r\n{\"too short\":1}" + ff::lsp::frame("{\"ok\":4}");
   auto frames = feed_all(p, data);
   std::vector<std::string> ok;
-  int errors = 0;
+  std::vector<ff::lsp::FrameError> problems;
   for (const auto& f : frames) {
     if (f.kind == Frame::Kind::kError)
-      ++errors;
+      problems.push_back(f.problem);
     else if (f.body.rfind("{\"ok\"", 0) == 0)
       ok.push_back(f.body);
   }
   CHECK(ok == std::vector<std::string>{"{\"ok\":1}", "{\"ok\":2}", "{\"ok\":3}", "{\"ok\":4}"});
-  CHECK(errors >= 4);
+  CHECK(problems.size() >= 4);
+  auto reported = [&](ff::lsp::FrameError e) {
+    return std::find(problems.begin(), problems.end(), e) != problems.end();
+  };
+  CHECK(reported(ff::lsp::FrameError::kNoContentLength));
+  CHECK(reported(ff::lsp::FrameError::kInvalidLength));
+  CHECK(reported(ff::lsp::FrameError::kNoHeader));
+  CHECK(reported(ff::lsp::FrameError::kMalformedHeader));
+  CHECK_FALSE(reported(ff::lsp::FrameError::kNone));
 }
 
 TEST_CASE("framing: a header without its body is pending, not an error", "[lsp]") {

@@ -3,7 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
-#include <future>
+#include <filesystem>
 
 #include "fix/topology_source.hpp"
 #include "lsp/fix_actions.hpp"
@@ -27,37 +27,30 @@ Failure not_open(const std::string& uri) {
 
 }  // namespace
 
-AnalysisServer::AnalysisServer(const analysis::Catalog& catalog, AnalysisServerOptions options,
-                               Callbacks callbacks)
+AnalysisServer::AnalysisServer(const analysis::Catalog& catalog, Scheduler& scheduler,
+                               AnalysisServerOptions options, Callbacks callbacks)
     : catalog_(catalog),
       options_(std::move(options)),
       callbacks_(std::move(callbacks)),
       features_(catalog),
       analyzer_(catalog, scan_on_every_core),
       planner_(catalog,
-               options_.topology ? options_.topology : std::make_shared<fix::TopologyProvider>()) {
+               options_.topology ? options_.topology : std::make_shared<fix::TopologyProvider>()),
+      scheduler_(scheduler) {
   options_.debounce_ms = std::max(options_.debounce_ms, 50);
-  scheduler_ = std::make_unique<Scheduler>();
-  debounce_ = std::make_unique<boost::asio::steady_timer>(scheduler_->io());
+  debounce_ = std::make_unique<boost::asio::steady_timer>(scheduler_.io());
   disk_ = std::make_unique<DiskFollower>(
-      *scheduler_, options_.disk_reader, options_.watch_ms,
+      scheduler_, options_.disk_reader, options_.watch_ms,
       [this](DiskFollower::Growth g) { on_disk_growth(std::move(g)); });
 }
 
-AnalysisServer::~AnalysisServer() {
-  // The timer must die on the protocol thread's context before the scheduler stops, and
-  // Ops still waiting are answered (with an error) while their callers still exist.
-  std::promise<void> done;
-  scheduler_->post([&] {
-    debounce_.reset();
-    disk_->stop();
-    abandon_all("the server stopped before the request was answered");
-    stopped_ = true;
-    done.set_value();
-  });
-  done.get_future().wait_for(std::chrono::seconds(1));
-  scheduler_->shutdown();  // a running analysis or worker posts its result through scheduler_
-  scheduler_.reset();
+void AnalysisServer::stop() {
+  // The timers go on the main loop, which runs their handlers; results posted later see
+  // stopped_.
+  debounce_.reset();
+  disk_->stop();
+  waiters_.clear();
+  stopped_ = true;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -103,21 +96,19 @@ void AnalysisServer::close(const std::string& uri) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Ops
+// Requests that wait
 
-void AnalysisServer::when_analysed(Tag tag, const std::string& uri, std::function<void()> ready,
-                                   std::function<void(Failure)> fail) {
+void AnalysisServer::when_analysed(CancelToken token, const std::string& uri,
+                                   std::function<void()> ready) {
   if (features_.up_to_date(uri)) return ready();
-  ops_.emplace(next_op_++, Op{std::move(tag), uri, std::move(ready), std::move(fail)});
+  waiters_.emplace(next_waiter_++, Waiter{std::move(token), uri, std::move(ready)});
   // One analysis per version: the running one answers it when it saw these texts.
   if (!(analysis_running_ && running_generation_ == generation_)) schedule_analysis(true, false);
 }
 
 template <class T>
-void AnalysisServer::run_on_worker(Tag tag, std::function<T()> work, Callback<T> cb) {
-  std::uint64_t id = next_op_++;
-  ops_.emplace(id, Op{std::move(tag), std::string(), nullptr, [cb](Failure f) { cb(f); }});
-  scheduler_->post_work([this, id, work = std::move(work), cb = std::move(cb)] {
+void AnalysisServer::run_on_worker(CancelToken token, std::function<T()> work, Callback<T> cb) {
+  scheduler_.post_work([this, token, work = std::move(work), cb = std::move(cb)] {
     if (options_.before_work) options_.before_work();
     auto result = std::make_shared<std::optional<Result<T>>>();
     try {
@@ -125,106 +116,79 @@ void AnalysisServer::run_on_worker(Tag tag, std::function<T()> work, Callback<T>
     } catch (const std::exception& e) {
       result->emplace(Failure{Failure::Kind::kFailed, e.what()});
     }
-    scheduler_->post([this, id, result, cb] {
-      auto it = ops_.find(id);
-      if (it == ops_.end()) return;  // answered already (cancelled, abandoned)
-      ops_.erase(it);
+    scheduler_.post([this, token, result, cb] {
+      // Answered already by the request table (cancelled, abandoned), or stopping.
+      if (token.cancelled() || stopped_) return;
       cb(std::move(**result));
     });
   });
 }
 
-void AnalysisServer::cancel(const Tag& tag) {
-  for (auto it = ops_.begin(); it != ops_.end();) {
-    if (it->second.tag == tag) {
-      auto fail = std::move(it->second.fail);
-      it = ops_.erase(it);
-      fail({Failure::Kind::kCancelled, "request cancelled"});
-    } else {
-      ++it;
-    }
-  }
-}
-
-void AnalysisServer::abandon_all(const std::string& why) {
-  auto ops = std::move(ops_);
-  ops_.clear();
-  for (auto& [id, op] : ops) op.fail({Failure::Kind::kAbandoned, why});
-}
-
 void AnalysisServer::answer_ready() {
-  // One at a time, in arrival order, each taken out of ops_ just before it is answered:
-  // while an answer goes out, waiting() still counts the Ops behind it (a shutdown reply
-  // waits for them), and an Op an answer starts (a worker job) is seen.
+  // One at a time, in arrival order, each taken out just before it is answered: a waiter an
+  // answer adds is seen, and a cancelled one is dropped (the request table answered it).
   std::uint64_t from = 0;
   for (;;) {
-    auto it = ops_.lower_bound(from);
-    while (it != ops_.end() && (it->second.uri.empty() || !features_.up_to_date(it->second.uri)))
+    auto it = waiters_.lower_bound(from);
+    while (it != waiters_.end() && !it->second.token.cancelled() &&
+           !features_.up_to_date(it->second.uri))
       ++it;
-    if (it == ops_.end()) return;
+    if (it == waiters_.end()) return;
     from = it->first + 1;
     auto ready = std::move(it->second.ready);
-    ops_.erase(it);
-    ready();
+    bool cancelled = it->second.token.cancelled();
+    waiters_.erase(it);
+    if (!cancelled) ready();
   }
 }
 
 // ---------------------------------------------------------------------------------------
 // Features
 
-void AnalysisServer::hover(Tag tag, const std::string& uri, Position pos,
+void AnalysisServer::hover(CancelToken token, const std::string& uri, Position pos,
                            Callback<std::optional<Hover>> cb) {
-  when_analysed(
-      std::move(tag), uri, [this, uri, pos, cb] { cb(features_.hover(uri, pos)); },
-      [cb](Failure f) { cb(f); });
+  when_analysed(std::move(token), uri, [this, uri, pos, cb] { cb(features_.hover(uri, pos)); });
 }
 
-void AnalysisServer::code_lenses(Tag tag, const std::string& uri,
+void AnalysisServer::code_lenses(CancelToken token, const std::string& uri,
                                  Callback<std::vector<LensItem>> cb) {
-  when_analysed(
-      std::move(tag), uri, [this, uri, cb] { cb(features_.code_lenses(uri)); },
-      [cb](Failure f) { cb(f); });
+  when_analysed(std::move(token), uri, [this, uri, cb] { cb(features_.code_lenses(uri)); });
 }
 
-void AnalysisServer::diagnostics(Tag tag, const std::string& uri,
+void AnalysisServer::diagnostics(CancelToken token, const std::string& uri,
                                  Callback<std::vector<DiagnosticItem>> cb) {
-  when_analysed(
-      std::move(tag), uri, [this, uri, cb] { cb(features_.diagnostics(uri)); },
-      [cb](Failure f) { cb(f); });
+  when_analysed(std::move(token), uri, [this, uri, cb] { cb(features_.diagnostics(uri)); });
 }
 
-void AnalysisServer::code_actions(Tag tag, const std::string& uri, Range range,
+void AnalysisServer::code_actions(CancelToken token, const std::string& uri, Range range,
                                   Callback<std::vector<CodeActionItem>> cb) {
-  when_analysed(
-      tag, uri,
-      [this, tag, uri, range, cb] {
-        auto verify = features_.code_actions(uri, range);
-        auto run = features_.published_run(uri);
-        FixQuery query = features_.fix_query(uri, range);
-        // A log without a folder (untitled:) has no workspace for a fix to write in.
-        if (query.empty() || !run || uri.rfind("file://", 0) != 0) return cb(std::move(verify));
-        // The planner reads topology files from the log's folder or the machine itself.
-        auto sources = features_.drafts().source_snapshots();  // snapshots: no text is copied here
-        auto encoding = features_.encoding();
-        auto shared = std::make_shared<std::vector<CodeActionItem>>(std::move(verify));
-        run_on_worker<std::vector<CodeActionItem>>(
-            tag,
-            [this, query, run, sources, encoding] {
-              std::vector<std::string> rules;
-              for (const auto& d : query.items) rules.push_back(d.rule_id);
-              auto plan = planner_.plan(run->analysis, plan_request(query, *run, sources), rules);
-              return fix_actions(query, plan, sources, encoding);
-            },
-            [this, shared, cb](Result<std::vector<CodeActionItem>> r) {
-              if (!r.ok()) return cb(r.failure());
-              std::vector<CodeActionItem> out;
-              for (auto& a : r.value())
-                if (still_current(a)) out.push_back(std::move(a));
-              for (auto& a : *shared) out.push_back(std::move(a));
-              cb(std::move(out));
-            });
-      },
-      [cb](Failure f) { cb(f); });
+  when_analysed(token, uri, [this, token, uri, range, cb] {
+    auto verify = features_.code_actions(uri, range);
+    auto run = features_.published_run(uri);
+    FixQuery query = features_.fix_query(uri, range);
+    // A log without a folder (untitled:) has no workspace for a fix to write in.
+    if (query.empty() || !run || uri.rfind("file://", 0) != 0) return cb(std::move(verify));
+    // The planner reads topology files from the log's folder or the machine itself.
+    auto sources = features_.drafts().source_snapshots();  // snapshots: no text is copied here
+    auto encoding = features_.encoding();
+    auto shared = std::make_shared<std::vector<CodeActionItem>>(std::move(verify));
+    run_on_worker<std::vector<CodeActionItem>>(
+        token,
+        [this, query, run, sources, encoding] {
+          std::vector<std::string> rules;
+          for (const auto& d : query.items) rules.push_back(d.rule_id);
+          auto plan = planner_.plan(run->analysis, plan_request(query, *run, sources), rules);
+          return fix_actions(query, plan, sources, encoding);
+        },
+        [this, shared, cb](Result<std::vector<CodeActionItem>> r) {
+          if (!r.ok()) return cb(r.failure());
+          std::vector<CodeActionItem> out;
+          for (auto& a : r.value())
+            if (still_current(a)) out.push_back(std::move(a));
+          for (auto& a : *shared) out.push_back(std::move(a));
+          cb(std::move(out));
+        });
+  });
 }
 
 bool AnalysisServer::still_current(const CodeActionItem& action) const {
@@ -233,7 +197,7 @@ bool AnalysisServer::still_current(const CodeActionItem& action) const {
   });
 }
 
-void AnalysisServer::report(Tag tag, const std::string& uri, Callback<Report> cb) {
+void AnalysisServer::report(CancelToken token, const std::string& uri, Callback<Report> cb) {
   if (auto md = features_.report_markdown(uri)) {
     auto run = features_.published_run(uri);
     return cb(Report{std::move(*md), {run, &run->analysis}});
@@ -242,7 +206,7 @@ void AnalysisServer::report(Tag tag, const std::string& uri, Callback<Report> cb
   if (!snap) return cb(not_open(uri));
   // Not analysed yet (or not a log): this document alone, on a worker.
   run_on_worker<Report>(
-      std::move(tag),
+      std::move(token),
       [this, snap = std::move(*snap)] {
         auto a = std::make_shared<const analysis::Analysis>(features_.diagnose_text(snap.text));
         return Report{features_.standalone_report(snap.uri, *a), a};
@@ -250,19 +214,19 @@ void AnalysisServer::report(Tag tag, const std::string& uri, Callback<Report> cb
       std::move(cb));
 }
 
-void AnalysisServer::diagnose_text(Tag tag, std::string text, analysis::JobOutcome outcome,
-                                   Callback<analysis::Analysis> cb) {
+void AnalysisServer::diagnose_text(CancelToken token, std::string text,
+                                   analysis::JobOutcome outcome, Callback<analysis::Analysis> cb) {
   auto shared = std::make_shared<const std::string>(std::move(text));
   run_on_worker<analysis::Analysis>(
-      std::move(tag), [this, shared, outcome] { return features_.diagnose_text(*shared, outcome); },
-      std::move(cb));
+      std::move(token),
+      [this, shared, outcome] { return features_.diagnose_text(*shared, outcome); }, std::move(cb));
 }
 
-void AnalysisServer::check_topology(Tag tag, std::map<std::string, std::string> env,
+void AnalysisServer::check_topology(CancelToken token, std::map<std::string, std::string> env,
                                     std::string topology_file,
                                     Callback<topology::TopoAnalysis> cb) {
   run_on_worker<topology::TopoAnalysis>(
-      std::move(tag),
+      std::move(token),
       [env = std::move(env), file = std::move(topology_file)]() -> topology::TopoAnalysis {
         topology::CheckOptions copt;
         copt.live = file.empty();
@@ -277,10 +241,23 @@ void AnalysisServer::check_topology(Tag tag, std::map<std::string, std::string> 
       std::move(cb));
 }
 
+void AnalysisServer::find_docs_base(CancelToken token, std::string root, Callback<std::string> cb) {
+  run_on_worker<std::string>(
+      std::move(token),
+      [root = std::move(root)] {
+        std::filesystem::path docs = std::filesystem::path(root) / "docs";
+        std::error_code ec;
+        if (root.empty() || !std::filesystem::exists(docs / "catalog.md", ec)) return std::string();
+        return path_to_uri(docs.lexically_normal().string());
+      },
+      std::move(cb));
+}
+
 // ---------------------------------------------------------------------------------------
 // Files read from disk
 
-void AnalysisServer::analyze_file(Tag tag, const std::string& uri, Callback<DiskFileStatus> cb) {
+void AnalysisServer::analyze_file(CancelToken token, const std::string& uri,
+                                  Callback<DiskFileStatus> cb) {
   if (uri.rfind("file://", 0) != 0)
     return cb(Failure{Failure::Kind::kInvalid, "not a file:// URI: " + uri});
   if (features_.drafts().is_open(uri) && !is_disk_file(uri)) {
@@ -292,7 +269,7 @@ void AnalysisServer::analyze_file(Tag tag, const std::string& uri, Callback<Disk
     return cb(Failure{Failure::Kind::kFailed, "this server reads no files from disk"});
   std::string path = uri_to_path(uri);
   run_on_worker<DiskFileReader::Piece>(
-      std::move(tag), disk_->read_file(path),
+      std::move(token), disk_->read_file(path),
       [this, uri, path, cb](Result<DiskFileReader::Piece> r) {
         if (!r.ok()) return cb(r.failure());
         if (features_.drafts().is_open(uri) && !is_disk_file(uri))  // opened by the client
@@ -324,22 +301,17 @@ void AnalysisServer::on_disk_growth(DiskFollower::Growth g) {
   schedule_analysis();
 }
 
-void AnalysisServer::analyze_folder(Tag tag, const std::string& uri, FolderProgress progress,
-                                    Callback<FolderStatus> cb) {
+void AnalysisServer::analyze_folder(CancelToken token, const std::string& uri,
+                                    FolderProgress progress, Callback<FolderStatus> cb) {
   if (uri.rfind("file://", 0) != 0)
     return cb(Failure{Failure::Kind::kInvalid, "not a file:// URI: " + uri});
   if (!disk_->reads())
     return cb(Failure{Failure::Kind::kFailed, "this server reads no files from disk"});
-  // Set when the Op is answered otherwise (cancelled, abandoned): the worker stops reading.
-  auto stop = std::make_shared<std::atomic<bool>>(false);
   using FolderRead = DiskFollower::FolderRead;
   run_on_worker<std::shared_ptr<FolderRead>>(
-      std::move(tag), disk_->read_folder(uri_to_path(uri), stop, std::move(progress)),
-      [this, uri, stop, cb](Result<std::shared_ptr<FolderRead>> r) {
-        if (!r.ok()) {
-          stop->store(true);
-          return cb(r.failure());
-        }
+      token, disk_->read_folder(uri_to_path(uri), token, std::move(progress)),
+      [this, uri, cb](Result<std::shared_ptr<FolderRead>> r) {
+        if (!r.ok()) return cb(r.failure());
         FolderStatus status{uri, {}, 0, {}, {}};
         auto& read = *r.value();
         status.problems = std::move(read.problems);
@@ -422,7 +394,7 @@ void AnalysisServer::start_analysis() {
   analysis_running_ = true;
   auto live = features_.drafts().log_uris();
   auto opts = features_.analyzer_options();
-  scheduler_->post_analysis([this, jobs = std::move(jobs), live = std::move(live), opts]() mutable {
+  scheduler_.post_analysis([this, jobs = std::move(jobs), live = std::move(live), opts]() mutable {
     if (options_.before_analysis) options_.before_analysis();
     analyzer_.retain(live);  // the scans of closed logs
     for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -437,8 +409,8 @@ void AnalysisServer::start_analysis() {
           run->analysis.events.size(), ms, run->scan_ms, run->merge_ms, run->diagnose_ms,
           run->items_ms, run->docs.empty() ? std::string() : job_of(run->docs.front().uri));
       bool last = i + 1 == jobs.size();
-      scheduler_->post([this, run, last] { on_analysis(run, last); });
-      analyzer_.settle(*run);  // while the protocol thread publishes
+      scheduler_.post([this, run, last] { on_analysis(run, last); });
+      analyzer_.settle(*run);  // while the main loop publishes
     }
   });
 }

@@ -1,24 +1,26 @@
 // Layer 3: the feature server (clangd's ClangdServer with its TUScheduler). Documents,
 // analyses, hovers, code actions, lenses, reports and topology checks as typed calls that
-// answer through callbacks; no JSON, no request ids, no LSP. It owns the threads
-// (scheduler.hpp) and decides where each piece of work runs:
-//   - every call below is made on the protocol thread, and every callback runs there;
+// answer through callbacks; no JSON, no request ids, no LSP. It works on the threads of the
+// scheduler its owner lends it (scheduler.hpp) and decides where each piece of work runs:
+//   - every call below is made on the main loop, and every callback runs there;
 //   - the analysis of the open logs runs on the analysis thread, once per set of document
 //     versions, job by job (job_of: the logs of one folder; an untitled document alone),
 //     only the jobs that changed: requests that need it wait for it (they never start
 //     another), edits are debounced;
 //   - slow one-off work (topology discovery, the fix planner with its topology read, the
 //     analysis of a selection) runs on a worker thread.
-// A request that waits (for the analysis or a worker) is an Op: it is answered once, by its
-// result, by cancel(), or by abandon_all() (shutdown, exit, destruction), whichever comes
-// first; a worker's result for an Op that was already answered is dropped.
+// A request comes with its cancellation token (cancel_token.hpp); the caller's request table
+// answers a cancelled or abandoned request itself. A request waiting for an analysis whose
+// token is set is dropped instead of answered, and so is a worker's result for one.
 //
 // A file read from disk (analyze_file: a log the client does not synchronize) is read and
-// followed by the DiskFollower (disk_follower.hpp), then held as a document like an open one
-// (its analysis, hovers, lenses and report are the same) and published through the same
-// callback; what it grows by is appended in place, so the analysis scans only the new bytes.
-// A didOpen of its URI hands it over to the client. A folder is one job (analyze_folder): the
-// DiskFollower reads its inputs on a worker, and they all join at once, for one analysis of
+// followed by the DiskFollower (disk_follower.hpp): read on a worker, then held as a document
+// like an open one (its analysis, hovers, lenses and report are the same) and published
+// through the same callback; what it grows by (polled on a main-loop timer, read on a worker)
+// is appended in place, so the analysis scans only the new bytes. A didOpen of its URI hands
+// it over to the client. A folder is one job (analyze_folder): the DiskFollower reads its
+// inputs on a worker, one after the other, with progress after each, stopping between files
+// once the request's token is cancelled; then they all join at once, for one analysis of
 // their folder's job.
 #pragma once
 
@@ -31,11 +33,11 @@
 #include <optional>
 #include <string>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "analysis/catalog.hpp"
 #include "fix/planner.hpp"
+#include "lsp/cancel_token.hpp"
 #include "lsp/disk_file_reader.hpp"
 #include "lsp/disk_follower.hpp"
 #include "lsp/features.hpp"
@@ -56,24 +58,24 @@ struct Failure {
   std::string message;
 };
 
+// A value, or the failure in its place. Not a std::variant: GCC 12 at -O2 takes a Failure
+// copied out of one for a read of uninitialized memory (-Wmaybe-uninitialized).
 template <class T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit on purpose
-  Result(Failure f) : v_(std::move(f)) {}    // NOLINT
-  bool ok() const { return v_.index() == 0; }
-  T& value() { return std::get<0>(v_); }
-  const Failure& failure() const { return std::get<1>(v_); }
+  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit on purpose
+  Result(Failure f) : failure_(std::move(f)) {}  // NOLINT
+  bool ok() const { return value_.has_value(); }
+  T& value() { return *value_; }
+  const Failure& failure() const { return failure_; }
 
  private:
-  std::variant<T, Failure> v_;
+  std::optional<T> value_;
+  Failure failure_{Failure::Kind::kFailed, {}};
 };
 
 template <class T>
 using Callback = std::function<void(Result<T>)>;
-
-// The caller's name for a request (the adapter uses the JSON-RPC id), to cancel it.
-using Tag = std::string;
 
 struct AnalysisServerOptions {
   // Edits closer together than this are a burst: the first edit after a quiet period is
@@ -101,22 +103,27 @@ class AnalysisServer {
     std::function<void(const FeatureServer::Publication&)> publish;
     std::function<void(const std::string& uri)> clear;
   };
-  AnalysisServer(const analysis::Catalog& catalog, AnalysisServerOptions options,
-                 Callbacks callbacks);
-  // Stops the threads; Ops still waiting are abandoned first.
-  ~AnalysisServer();
+  // `scheduler` must outlive it, and be shut down (Scheduler::shutdown) before it is
+  // destroyed: a running analysis or worker job posts its result to it.
+  AnalysisServer(const analysis::Catalog& catalog, Scheduler& scheduler,
+                 AnalysisServerOptions options, Callbacks callbacks);
   AnalysisServer(const AnalysisServer&) = delete;
   AnalysisServer& operator=(const AnalysisServer&) = delete;
 
-  // Any thread: runs `f` on the protocol thread after everything posted before it.
-  void post(std::function<void()> f) { scheduler_->post(std::move(f)); }
-  bool on_protocol_thread() const { return scheduler_->on_protocol_thread(); }
+  // Main loop, once, before the owner shuts the scheduler down: the timers stop, requests
+  // still waiting for an analysis are dropped, and results that come later are ignored.
+  void stop();
+
+  // Any thread: runs `f` on the main loop after everything posted before it.
+  void post(std::function<void()> f) { scheduler_.post(std::move(f)); }
 
   // Settings (from the client's initialize).
   void set_encoding(Encoding e) { features_.set_encoding(e); }
   void set_docs_base(std::string base) { features_.set_docs_base(std::move(base)); }
   const std::string& docs_base() const { return features_.docs_base(); }
   void set_debounce_ms(int ms) { options_.debounce_ms = std::max(50, ms); }
+  // On a worker: the URI of `root`/docs when it holds catalog.md, else empty.
+  void find_docs_base(CancelToken token, std::string root, Callback<std::string> cb);
 
   // Documents. change() is false (nothing changed) for an unknown document or an older
   // version.
@@ -127,13 +134,15 @@ class AnalysisServer {
   void close(const std::string& uri);
 
   // Features of a document; on a log, once its latest version is analysed.
-  void hover(Tag tag, const std::string& uri, Position pos, Callback<std::optional<Hover>> cb);
+  void hover(CancelToken token, const std::string& uri, Position pos,
+             Callback<std::optional<Hover>> cb);
   // The verification commands at once; the fixes planned on a worker (fix::Planner), each
   // dropped when a document it edits moved on before the answer.
-  void code_actions(Tag tag, const std::string& uri, Range range,
+  void code_actions(CancelToken token, const std::string& uri, Range range,
                     Callback<std::vector<CodeActionItem>> cb);
-  void code_lenses(Tag tag, const std::string& uri, Callback<std::vector<LensItem>> cb);
-  void diagnostics(Tag tag, const std::string& uri, Callback<std::vector<DiagnosticItem>> cb);
+  void code_lenses(CancelToken token, const std::string& uri, Callback<std::vector<LensItem>> cb);
+  void diagnostics(CancelToken token, const std::string& uri,
+                   Callback<std::vector<DiagnosticItem>> cb);
   // The Markdown report of a document (the published analysis, or one of the document
   // alone, on a worker, when it has none), with the analysis it reports (whose hosts a
   // masker must know).
@@ -141,15 +150,15 @@ class AnalysisServer {
     std::string markdown;
     std::shared_ptr<const analysis::Analysis> analysis;
   };
-  void report(Tag tag, const std::string& uri, Callback<Report> cb);
+  void report(CancelToken token, const std::string& uri, Callback<Report> cb);
   // On a worker: the analysis of a text (a selection), and topology discovery (this
   // machine's, or the file `topology_file` when not empty: hwloc or NCCL XML, an NCCL log,
   // nvidia-smi text, told apart by its content) checked against the given environment
   // (NCCL_IB_HCA... as the process that launches the job sees it).
-  void diagnose_text(Tag tag, std::string text, analysis::JobOutcome outcome,
+  void diagnose_text(CancelToken token, std::string text, analysis::JobOutcome outcome,
                      Callback<analysis::Analysis> cb);
-  void check_topology(Tag tag, std::map<std::string, std::string> env, std::string topology_file,
-                      Callback<topology::TopoAnalysis> cb);
+  void check_topology(CancelToken token, std::map<std::string, std::string> env,
+                      std::string topology_file, Callback<topology::TopoAnalysis> cb);
 
   // A log read from disk for its URI (file:// only) and followed as it grows; answered once
   // it is read (its diagnostics are published after its analysis). A document the client
@@ -159,13 +168,13 @@ class AnalysisServer {
     std::size_t bytes = 0;
     bool synchronized = false;  // the client has it open: nothing was read
   };
-  void analyze_file(Tag tag, const std::string& uri, Callback<DiskFileStatus> cb);
+  void analyze_file(CancelToken token, const std::string& uri, Callback<DiskFileStatus> cb);
   // Every input directly inside a folder (file:// URI) that `firstfault analyze DIR` takes,
   // read from disk as above and added as one job: Flight Recorder dumps and NCCL RAS output
   // are held as the lines the analysis reads for them (DiskFileReader::read_evidence; not
   // followed as they grow), so their conclusions are published on their URIs. `progress`
-  // (protocol thread) after each file read; answered with the files once all are read.
-  // Cancelled (cancel(tag)), it stops reading and adds none of them.
+  // (main loop) after each file read; answered with the files once all are read.
+  // Cancelled (its token), it stops reading and adds none of them.
   struct FolderStatus {
     std::string uri;
     std::vector<std::string> files;  // URIs
@@ -175,36 +184,30 @@ class AnalysisServer {
     std::vector<std::string> problems;
   };
   using FolderProgress = DiskFollower::FolderProgress;
-  void analyze_folder(Tag tag, const std::string& uri, FolderProgress progress,
+  void analyze_folder(CancelToken token, const std::string& uri, FolderProgress progress,
                       Callback<FolderStatus> cb);
   // Stops following a file read from disk and clears its diagnostics; false if it was not.
   bool forget_file(const std::string& uri);
   bool is_disk_file(const std::string& uri) const { return disk_->follows(uri); }
 
-  // Answers the Op with this tag with kCancelled, if it has not been answered.
-  void cancel(const Tag& tag);
-  // Answers every Op with kAbandoned; worker results that come later are dropped.
-  void abandon_all(const std::string& why);
-  std::size_t waiting() const { return ops_.size(); }
-
-  // Tests: the FeatureServer (protocol thread only).
+  // Tests: the FeatureServer (main loop only).
   const FeatureServer& features() const { return features_; }
 
  private:
-  struct Op {
-    Tag tag;
-    std::string uri;                    // waits for this document's analysis; empty: a worker
-    std::function<void()> ready;        // the document is analysed: answer now
-    std::function<void(Failure)> fail;  // answered by a failure instead
+  // A request waiting for a document's analysis.
+  struct Waiter {
+    CancelToken token;
+    std::string uri;
+    std::function<void()> ready;  // the document is analysed: answer now
   };
-  // Runs `ready` at once when the document needs no analysis, else when it has one.
-  void when_analysed(Tag tag, const std::string& uri, std::function<void()> ready,
-                     std::function<void(Failure)> fail);
-  // Runs `work` on a worker; `deliver` gets its result on the protocol thread unless the
-  // Op was answered meanwhile. An exception from `work` is a kFailed failure.
+  // Runs `ready` at once when the document needs no analysis, else when it has one (never
+  // when the request was cancelled meanwhile).
+  void when_analysed(CancelToken token, const std::string& uri, std::function<void()> ready);
+  // Runs `work` on a worker; `cb` gets its result on the main loop unless the request was
+  // cancelled meanwhile. An exception from `work` is a kFailed failure.
   template <class T>
-  void run_on_worker(Tag tag, std::function<T()> work, Callback<T> cb);
-  // Protocol thread: whether every document the action edits is still at the version the
+  void run_on_worker(CancelToken token, std::function<T()> work, Callback<T> cb);
+  // Main loop: whether every document the action edits is still at the version the
   // edit is for.
   bool still_current(const CodeActionItem& action) const;
 
@@ -226,11 +229,11 @@ class AnalysisServer {
   FeatureServer features_;
   Analyzer analyzer_;
   fix::Planner planner_;
-  std::unique_ptr<Scheduler> scheduler_;
+  Scheduler& scheduler_;
   std::unique_ptr<boost::asio::steady_timer> debounce_;
   std::unique_ptr<DiskFollower> disk_;
 
-  // Protocol-thread state.
+  // Main-loop state.
   bool analysis_running_ = false;
   bool analysis_again_ = false;
   bool stopped_ = false;
@@ -242,8 +245,8 @@ class AnalysisServer {
   bool debounce_armed_ = false;
   std::chrono::steady_clock::time_point dirty_since_;  // when the armed debounce began
   std::optional<std::chrono::steady_clock::time_point> last_edit_;
-  std::uint64_t next_op_ = 0;
-  std::map<std::uint64_t, Op> ops_;  // in arrival order
+  std::uint64_t next_waiter_ = 0;
+  std::map<std::uint64_t, Waiter> waiters_;  // in arrival order
 };
 
 }  // namespace ff::lsp

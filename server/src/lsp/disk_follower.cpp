@@ -25,13 +25,12 @@ std::function<DiskFileReader::Piece()> DiskFollower::read_file(const std::string
 }
 
 std::function<std::shared_ptr<DiskFollower::FolderRead>()> DiskFollower::read_folder(
-    const std::string& dir, std::shared_ptr<std::atomic<bool>> stop,
-    FolderProgress progress) const {
-  return [reader = reader_, &scheduler = scheduler_, dir, stop, progress] {
+    const std::string& dir, CancelToken token, FolderProgress progress) const {
+  return [reader = reader_, &scheduler = scheduler_, dir, token, progress] {
     auto read = std::make_shared<FolderRead>();
     read->paths = reader->list_inputs(dir);
     for (std::size_t i = 0; i < read->paths.size(); ++i) {
-      if (stop->load()) throw std::runtime_error("cancelled");  // answered already
+      if (token.cancelled()) throw std::runtime_error("cancelled");  // answered already
       read->pieces.push_back(reader->read_from(read->paths[i], 0));
       if (progress)
         scheduler.post(

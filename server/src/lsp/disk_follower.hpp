@@ -1,12 +1,12 @@
 // Files the language server reads from disk itself (a log the editor does not synchronize, a
 // folder's logs), through the DiskFileReader seam: their reading on a worker, and following
-// them as they grow. A followed file is checked on a protocol-thread timer: what it grew by
+// them as they grow. A followed file is checked on a main-loop timer: what it grew by
 // is read on a worker from the last offset and handed to `on_growth` (a file now shorter was
 // truncated or replaced, and is handed over whole). Evidence files (Flight Recorder dumps,
 // NCCL RAS output: held as the lines they were read as) are not followed.
 //
 // It knows nothing of documents or analyses: the AnalysisServer holds what it reads as
-// documents and schedules their analysis. Threads: every call is made on the protocol thread,
+// documents and schedules their analysis. Threads: every call is made on the main loop,
 // except the work functions read_file() and read_folder() return, which run on a worker.
 #pragma once
 
@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "lsp/cancel_token.hpp"
 #include "lsp/disk_file_reader.hpp"
 #include "lsp/scheduler.hpp"
 
@@ -35,7 +36,7 @@ class DiskFollower {
     std::string bytes;
   };
   using OnGrowth = std::function<void(Growth)>;
-  // Protocol thread: a folder's file read (done of total).
+  // Main loop: a folder's file read (done of total).
   using FolderProgress =
       std::function<void(std::size_t done, std::size_t total, const std::string& file)>;
   struct FolderRead {
@@ -52,11 +53,11 @@ class DiskFollower {
 
   bool reads() const { return reader_ != nullptr; }
   // Work for a worker: a file read whole (a dump or RAS output read for its conclusions),
-  // and a folder's inputs read one after the other, `progress` posted to the protocol thread
-  // after each, stopping (with an exception) before the next file once `stop` is set.
+  // and a folder's inputs read one after the other, `progress` posted to the main loop
+  // after each, stopping (with an exception) before the next file once `token` is cancelled.
   std::function<DiskFileReader::Piece()> read_file(const std::string& path) const;
   std::function<std::shared_ptr<FolderRead>()> read_folder(const std::string& dir,
-                                                           std::shared_ptr<std::atomic<bool>> stop,
+                                                           CancelToken token,
                                                            FolderProgress progress) const;
 
   // Follows a file read whole from `piece`; returns the version its document gets.

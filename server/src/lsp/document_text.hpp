@@ -1,4 +1,4 @@
-// Document text shared between the protocol thread, which edits it, and the analysis thread,
+// Document text shared between the main loop, which edits it, and the analysis thread,
 // which reads snapshots of it. A snapshot (Text) is a prefix of a buffer: (buffer, length).
 // A buffer is append-only: bytes once inside some snapshot's length are never written again,
 // and the buffer never moves. Appending at the end of a document (a growing log) therefore

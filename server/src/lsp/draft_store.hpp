@@ -2,7 +2,7 @@
 // reads from disk): their texts, versions and line indexes, and snapshots of them. A text
 // lives in an append-only buffer (document_text.hpp): an append at the end writes in place,
 // past every snapshot taken before, so a snapshot is a prefix that never changes; any other
-// edit copies into a new buffer. No analysis and no threads here: the protocol thread owns
+// edit copies into a new buffer. No analysis and no threads here: the main loop owns
 // it, and other threads only read the snapshots it hands out.
 #pragma once
 

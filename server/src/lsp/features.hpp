@@ -1,5 +1,5 @@
 // The features of the language server as plain C++: no JSON and no threads (AnalysisServer
-// calls FeatureServer on the protocol thread, and runs the Analyzer on the analysis thread).
+// calls FeatureServer on the main loop, and runs the Analyzer on the analysis thread).
 // FeatureServer is a thin composition of parts that each stand alone:
 //   - draft_store.hpp: the documents, their texts, versions, line indexes and snapshots;
 //   - publications.hpp: jobs (a folder's logs) and the run last published for each log;

@@ -1,8 +1,10 @@
-// workspace/executeCommand: the firstfault.* commands the adapter binds. Each reads its
-// arguments, calls the AnalysisServer (which runs the work on its workers) and renders the
-// typed result as JSON; commands that run long report $/progress when the client gave a
-// workDoneToken. Like the rest of the adapter this runs on the protocol thread and decides
+// workspace/executeCommand: the firstfault.* commands the adapter binds, in one table. Each
+// reads its arguments, calls the AnalysisServer (which runs the work on its workers) and
+// renders the typed result as JSON; commands that run long report $/progress when the client
+// gave a workDoneToken. Like the rest of the adapter this runs on the main loop and decides
 // nothing about failures. Part of LspServer (lsp_server.hpp).
+#include <spdlog/spdlog.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -59,6 +61,23 @@ std::string topology_file_argument(const std::string& command, const json& arg) 
   return file;
 }
 
+// The callback that renders a command's typed result as its JSON answer; a render that
+// throws is answered as an internal error.
+template <class T, class Render>
+Callback<T> rendered(Callback<json> cb, Render render) {
+  return [cb = std::move(cb), render = std::move(render)](Result<T> r) {
+    if (!r.ok()) return cb(r.failure());
+    json out;
+    try {
+      out = render(r.value());
+    } catch (const std::exception& e) {
+      spdlog::error("workspace/executeCommand: {}", e.what());
+      return cb(Failure{Failure::Kind::kFailed, std::string("internal error: ") + e.what()});
+    }
+    cb(std::move(out));
+  };
+}
+
 }  // namespace
 
 const std::vector<std::string>& LspServer::command_names() {
@@ -71,30 +90,37 @@ const std::vector<std::string>& LspServer::command_names() {
   return names;
 }
 
-void LspServer::execute_command(SharedReply reply, const json& params) {
-  const json& cmd = member(params, "command", "command");
-  if (!cmd.is_string()) invalid_params("command must be a string");
-  json args = params.value("arguments", json::array());
-  json first = args.is_array() && !args.empty() ? args[0] : json();
-  json token = params.contains("workDoneToken") ? params["workDoneToken"] : json();
-  std::string name = cmd;
-  if (name == "firstfault.diagnoseText") return diagnose_text_command(reply, first);
-  if (name == "firstfault.report") return report_command(reply, first);
-  if (name == "firstfault.checkTopology")
-    return check_topology_command(reply, topology_file_argument(name, first), token);
-  if (name == "firstfault.analyzeFolder")
-    return analyze_folder_command(reply, file_uri_argument(name, first), token);
-  if (name == "firstfault.analyzeFile")
-    return analyze_file_command(reply, file_uri_argument(name, first));
-  if (name == "firstfault.forgetFile") {
-    std::string uri = file_uri_argument(name, first);
-    return reply->result({{"uri", uri}, {"forgotten", core_->forget_file(uri)}});
-  }
-  if (name == "firstfault.runVerification" || name == "firstfault.editVerification") {
-    // The client runs it in a terminal; the server never executes commands.
-    return reply->result({{"command", first.is_string() ? first : json()}});
-  }
-  invalid_params("unknown command: " + name);
+const std::map<std::string, LspServer::CommandHandler>& LspServer::commands() {
+  static const std::map<std::string, CommandHandler> table = {
+      {"firstfault.diagnoseText", &LspServer::diagnose_text_command},
+      {"firstfault.report", &LspServer::report_command},
+      {"firstfault.checkTopology", &LspServer::check_topology_command},
+      {"firstfault.analyzeFolder", &LspServer::analyze_folder_command},
+      {"firstfault.analyzeFile", &LspServer::analyze_file_command},
+      {"firstfault.forgetFile", &LspServer::forget_file_command},
+      {"firstfault.runVerification", &LspServer::verification_command},
+      {"firstfault.editVerification", &LspServer::verification_command},
+  };
+  return table;
+}
+
+void LspServer::execute_command(ExecuteCommandParams p, const CancelToken& token,
+                                Callback<json> cb) {
+  auto it = commands().find(p.command);
+  if (it == commands().end()) invalid_params("unknown command: " + p.command);
+  (this->*it->second)(p, token, std::move(cb));
+}
+
+void LspServer::forget_file_command(const ExecuteCommandParams& p, const CancelToken&,
+                                    Callback<json> cb) {
+  std::string uri = file_uri_argument(p.command, p.argument);
+  cb(json{{"uri", uri}, {"forgotten", core_->forget_file(uri)}});
+}
+
+void LspServer::verification_command(const ExecuteCommandParams& p, const CancelToken&,
+                                     Callback<json> cb) {
+  // The client runs it in a terminal; the server never executes commands.
+  cb(json{{"command", p.argument.is_string() ? p.argument : json()}});
 }
 
 namespace {
@@ -131,7 +157,9 @@ analysis::JobOutcome outcome_argument(const json& arg) {
 // the CLI's JSON report, its text and the Markdown report the client shows. `title` is the client's
 // heading for it (a terminal's command line): it comes back as `title`, masked with the report when
 // maskHostNames is on, so the client never shows an unmasked line beside a masked report.
-void LspServer::diagnose_text_command(SharedReply reply, const json& arg) {
+void LspServer::diagnose_text_command(const ExecuteCommandParams& p, const CancelToken& token,
+                                      Callback<json> cb) {
+  const json& arg = p.argument;
   std::string text = string_argument("firstfault.diagnoseText", arg, "text");
   std::optional<std::string> title;
   if (arg.is_object() && arg.contains("title")) {
@@ -141,8 +169,8 @@ void LspServer::diagnose_text_command(SharedReply reply, const json& arg) {
   }
   analysis::JobOutcome outcome = outcome_argument(arg);
   core_->diagnose_text(
-      id_key(reply->id()), std::move(text), outcome,
-      answer<analysis::Analysis>(reply, [this, title](const analysis::Analysis& a) {
+      token, std::move(text), outcome,
+      rendered<analysis::Analysis>(std::move(cb), [this, title](const analysis::Analysis& a) {
         report::TextOptions to;
         json report = report::to_json(catalog_, a);
         std::string text = report::to_text(catalog_, a, to);
@@ -167,20 +195,24 @@ void LspServer::diagnose_text_command(SharedReply reply, const json& arg) {
 }
 
 // {uri}: the Markdown report of an open (or read) log's analysis.
-void LspServer::report_command(SharedReply reply, const json& arg) {
-  std::string uri = string_argument("firstfault.report", arg, "uri");
-  core_->report(id_key(reply->id()), uri,
-                answer<AnalysisServer::Report>(reply, [this](const AnalysisServer::Report& r) {
-                  if (!mask_host_names_) return json{{"markdown", r.markdown}};
-                  if (r.analysis) masker_.add_hosts_from(*r.analysis);
-                  return json{{"markdown", masker_.mask(r.markdown)}};
-                }));
+void LspServer::report_command(const ExecuteCommandParams& p, const CancelToken& token,
+                               Callback<json> cb) {
+  std::string uri = string_argument("firstfault.report", p.argument, "uri");
+  core_->report(
+      token, uri,
+      rendered<AnalysisServer::Report>(std::move(cb), [this](const AnalysisServer::Report& r) {
+        if (!mask_host_names_) return json{{"markdown", r.markdown}};
+        if (r.analysis) masker_.add_hosts_from(*r.analysis);
+        return json{{"markdown", masker_.mask(r.markdown)}};
+      }));
 }
 
 // This machine's topology, or the one a file describes, read on a worker and checked
 // against the NCCL variables of the server's environment.
-void LspServer::check_topology_command(SharedReply reply, const std::string& file,
-                                       const json& token) {
+void LspServer::check_topology_command(const ExecuteCommandParams& p, const CancelToken& cancel,
+                                       Callback<json> cb) {
+  std::string file = topology_file_argument(p.command, p.argument);
+  const json& token = p.work_done_token;
   if (!token.is_null())
     notify("$/progress",
            {{"token", token},
@@ -188,11 +220,10 @@ void LspServer::check_topology_command(SharedReply reply, const std::string& fil
   std::map<std::string, std::string> env;
   for (const char* v : {"NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "LOCAL_RANK", "CUDA_VISIBLE_DEVICES"})
     if (const char* val = std::getenv(v)) env[v] = val;
-  auto render = answer<topology::TopoAnalysis>(
-      reply, [](const topology::TopoAnalysis& t) { return topology::render_json(t); });
+  auto render = rendered<topology::TopoAnalysis>(
+      std::move(cb), [](const topology::TopoAnalysis& t) { return topology::render_json(t); });
   core_->check_topology(
-      id_key(reply->id()), std::move(env), file,
-      [this, token, render](Result<topology::TopoAnalysis> r) {
+      cancel, std::move(env), file, [this, token, render](Result<topology::TopoAnalysis> r) {
         if (!token.is_null() && !exited_)
           notify(
               "$/progress",
@@ -204,8 +235,10 @@ void LspServer::check_topology_command(SharedReply reply, const std::string& fil
 
 // Every log directly inside the folder, as one job, with $/progress (begin, a report per
 // file read, end) when a workDoneToken is given.
-void LspServer::analyze_folder_command(SharedReply reply, const std::string& uri,
-                                       const json& token) {
+void LspServer::analyze_folder_command(const ExecuteCommandParams& p, const CancelToken& cancel,
+                                       Callback<json> cb) {
+  std::string uri = file_uri_argument(p.command, p.argument);
+  const json& token = p.work_done_token;
   auto ended = std::make_shared<bool>(false);
   if (!token.is_null())
     notify("$/progress", {{"token", token},
@@ -225,8 +258,8 @@ void LspServer::analyze_folder_command(SharedReply reply, const std::string& uri
                                               ": " + std::filesystem::path(f).filename().string()},
                               {"percentage", total ? done * 100 / total : 100}}}});
     };
-  auto render =
-      answer<AnalysisServer::FolderStatus>(reply, [](const AnalysisServer::FolderStatus& s) {
+  auto render = rendered<AnalysisServer::FolderStatus>(
+      std::move(cb), [](const AnalysisServer::FolderStatus& s) {
         return json{{"uri", s.uri},
                     {"files", s.files},
                     {"bytes", s.bytes},
@@ -234,7 +267,7 @@ void LspServer::analyze_folder_command(SharedReply reply, const std::string& uri
                     {"problems", s.problems}};
       });
   core_->analyze_folder(
-      id_key(reply->id()), uri, std::move(progress),
+      cancel, uri, std::move(progress),
       [this, token, ended, render](Result<AnalysisServer::FolderStatus> r) {
         *ended = true;
         if (!token.is_null() && !exited_)
@@ -250,12 +283,15 @@ void LspServer::analyze_folder_command(SharedReply reply, const std::string& uri
 
 // A log on disk the editor has not opened (too big for it): read, analysed and followed as
 // it grows.
-void LspServer::analyze_file_command(SharedReply reply, const std::string& uri) {
+void LspServer::analyze_file_command(const ExecuteCommandParams& p, const CancelToken& token,
+                                     Callback<json> cb) {
+  std::string uri = file_uri_argument(p.command, p.argument);
   core_->analyze_file(
-      id_key(reply->id()), uri,
-      answer<AnalysisServer::DiskFileStatus>(reply, [](const AnalysisServer::DiskFileStatus& s) {
-        return json{{"uri", s.uri}, {"bytes", s.bytes}, {"synchronized", s.synchronized}};
-      }));
+      token, uri,
+      rendered<AnalysisServer::DiskFileStatus>(
+          std::move(cb), [](const AnalysisServer::DiskFileStatus& s) {
+            return json{{"uri", s.uri}, {"bytes", s.bytes}, {"synchronized", s.synchronized}};
+          }));
 }
 
 }  // namespace ff::lsp

@@ -193,6 +193,35 @@ json code_action_json(const CodeActionItem& a) {
   return j;
 }
 
+json to_json(const json& j) {
+  return j;
+}
+
+json to_json(const std::optional<Hover>& hover) {
+  if (!hover) return nullptr;
+  return {{"contents", {{"kind", "markdown"}, {"value", hover->markdown}}},
+          {"range", range_json(hover->range)}};
+}
+
+json to_json(const std::vector<CodeActionItem>& actions) {
+  json out = json::array();
+  for (const auto& a : actions) out.push_back(code_action_json(a));
+  return out;
+}
+
+json to_json(const std::vector<LensItem>& lenses) {
+  json out = json::array();
+  for (const auto& l : lenses)
+    out.push_back({{"range", range_json(l.range)}, {"command", command_json(l.command)}});
+  return out;
+}
+
+json to_json(const FullDiagnosticReport& report) {
+  json items = json::array();
+  for (const auto& d : report.items) items.push_back(diagnostic_json(d));
+  return {{"kind", "full"}, {"items", std::move(items)}};
+}
+
 int error_code(const Failure& f) {
   switch (f.kind) {
     case Failure::Kind::kCancelled:

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,16 @@ nlohmann::json server_capabilities(const ClientCapabilities& client,
 
 // Typed to JSON.
 nlohmann::json range_json(const Range& r);
+// A bound request's typed result as its JSON answer (LspServer::bind). A result the adapter
+// builds as JSON itself (initialize, the commands) is answered as it is.
+struct FullDiagnosticReport {
+  std::vector<DiagnosticItem> items;
+};
+nlohmann::json to_json(const nlohmann::json& j);
+nlohmann::json to_json(const std::optional<Hover>& hover);
+nlohmann::json to_json(const std::vector<CodeActionItem>& actions);
+nlohmann::json to_json(const std::vector<LensItem>& lenses);
+nlohmann::json to_json(const FullDiagnosticReport& report);
 nlohmann::json diagnostic_json(const DiagnosticItem& d);
 nlohmann::json code_action_json(const CodeActionItem& a);
 nlohmann::json command_json(const CommandItem& c);

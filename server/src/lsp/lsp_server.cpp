@@ -1,9 +1,9 @@
-// The protocol adapter (lsp_server.hpp): reader-thread acceptance, dispatch of requests and
-// notifications to the methods below, the lifecycle and capability negotiation, and the
-// replies. Its neighbours: message_reader (a frame to a checked JSON-RPC message),
-// reply_once (one reply per request), lsp_json (JSON to typed values and back),
-// published_diagnostics (publishDiagnostics rendering), lsp_commands.cpp (the
-// workspace/executeCommand commands) and transport (the bytes).
+// The protocol adapter (lsp_server.hpp): reader-thread acceptance, the lifecycle, the method
+// tables and their binding, documents and features. Its neighbours: message_reader (a frame
+// to a checked JSON-RPC message), request_table and reply_once (one reply per request),
+// lsp_params (params to structs), lsp_json (typed values to JSON), published_diagnostics
+// (publishDiagnostics rendering), lsp_commands.cpp (the workspace/executeCommand commands)
+// and transport (the bytes).
 #include "lsp/lsp_server.hpp"
 
 #include <spdlog/spdlog.h>
@@ -22,7 +22,11 @@ namespace ff::lsp {
 using json = nlohmann::json;
 
 LspServer::LspServer(const analysis::Catalog& catalog, ServerOptions options, Transport& out)
-    : catalog_(catalog), options_(std::move(options)), out_(out) {
+    : catalog_(catalog),
+      options_(std::move(options)),
+      out_(out),
+      requests_([this](const json& response) { send(response); }),
+      scheduler_(std::make_unique<Scheduler>()) {
   AnalysisServerOptions core;
   core.debounce_ms = options_.debounce_ms;
   core.topology = options_.topology;
@@ -37,19 +41,27 @@ LspServer::LspServer(const analysis::Catalog& catalog, ServerOptions options, Tr
     // A pulling client forgets a closed document's diagnostics itself.
     if (!pull_diagnostics_ || core_->is_disk_file(uri)) push_empty(uri);
   };
-  core_ = std::make_unique<AnalysisServer>(catalog, std::move(core), std::move(callbacks));
+  core_ =
+      std::make_unique<AnalysisServer>(catalog, *scheduler_, std::move(core), std::move(callbacks));
+  // On the constructing thread, before the main loop has anything to do.
   if (!options_.docs_dir.empty())
     core_->set_docs_base(
         path_to_uri(std::filesystem::absolute(options_.docs_dir).lexically_normal().string()));
+  bind_methods();
 }
 
 LspServer::~LspServer() {
-  // Requests still waiting are answered (with an error) by the AnalysisServer's
-  // destructor, on its protocol thread, while this server still exists. core_ keeps
-  // pointing at it meanwhile (reset() would null it first): the protocol thread's last
-  // publications still ask it which files it reads from disk.
-  delete core_.get();
-  (void)core_.release();
+  // On the main loop, while everything the replies need exists: what still waits is answered
+  // and the AnalysisServer stops its timers. Then the loop stops and the analysis and worker
+  // threads finish their current jobs (whose results are posted and never run).
+  std::promise<void> done;
+  scheduler_->post([&] {
+    requests_.abandon_started("the server stopped before the request was answered");
+    core_->stop();
+    done.set_value();
+  });
+  done.get_future().wait_for(std::chrono::seconds(1));
+  scheduler_->shutdown();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -57,39 +69,35 @@ LspServer::~LspServer() {
 
 void LspServer::on_frames(std::vector<Frame>& frames) {
   // Every frame of the batch is accepted before any is dispatched, so a $/cancelRequest
-  // that arrived together with its request is marked before the protocol thread can
-  // start the request: the cancellation cannot lose a race it was never meant to run.
-  std::vector<json> accepted;
+  // that arrived together with its request is marked before the main loop can start the
+  // request: the cancellation cannot lose a race it was never meant to run.
+  std::vector<Incoming> accepted;
   accepted.reserve(frames.size());
   for (auto& f : frames) {
-    if (auto msg = accept(f)) accepted.push_back(std::move(*msg));
+    if (auto in = accept(f)) accepted.push_back(std::move(*in));
     std::string().swap(f.body);  // a 100 MB didOpen's body is not kept past its parse
   }
-  for (auto& msg : accepted)
-    core_->post([this, msg = std::move(msg)]() mutable { handle(std::move(msg)); });
+  for (auto& in : accepted)
+    scheduler_->post([this, in = std::move(in)]() mutable { handle(std::move(in)); });
 }
 
-std::optional<nlohmann::json> LspServer::accept(const Frame& frame) {
+std::optional<LspServer::Incoming> LspServer::accept(const Frame& frame) {
   MessageReader::Outcome read = reader_.read(frame);
   if (auto* rejected = std::get_if<MessageReader::Rejected>(&read)) {
-    send_error(rejected->id, rejected->code, rejected->message);  // no ReplyOnce yet
+    requests_.reject(rejected->id, rejected->code, rejected->message);
     return std::nullopt;
   }
   if (std::holds_alternative<MessageReader::Ignored>(read)) return std::nullopt;
-  json msg = std::move(std::get<json>(read));
-  if (!msg.contains("id") && msg["method"] == "$/cancelRequest") {
+  Incoming in{std::move(std::get<json>(read)), std::nullopt};
+  json& msg = in.msg;
+  if (msg.contains("id")) {
+    in.request = requests_.accept(msg["id"], msg["method"].get<std::string>());
+  } else if (msg["method"] == "$/cancelRequest") {
     // Marked here, at once: the request may still be queued behind slow work.
     const json& params = msg.contains("params") ? msg["params"] : json();
-    if (params.is_object() && params.contains("id")) {
-      std::string key = id_key(params["id"]);
-      std::lock_guard<std::mutex> lock(ids_mu_);
-      if (inflight_.count(key)) cancelled_.insert(key);
-    }
-  } else if (msg.contains("id")) {
-    std::lock_guard<std::mutex> lock(ids_mu_);
-    inflight_.insert(id_key(msg["id"]));
+    if (params.is_object() && params.contains("id")) requests_.mark_cancelled(params["id"]);
   }
-  return msg;
+  return in;
 }
 
 void LspServer::prepare_for_body(std::size_t size) {
@@ -105,142 +113,139 @@ int LspServer::on_eof() {
   // more than half a second: the process must end within a second of stdin closing.
   std::promise<void> drained;
   auto f = drained.get_future();
-  core_->post([&drained] { drained.set_value(); });
+  scheduler_->post([&drained] { drained.set_value(); });
   f.wait_for(std::chrono::milliseconds(500));
   return exit_code();
 }
 
 // ---------------------------------------------------------------------------------------
-// Protocol thread: dispatch
+// Main loop: the lifecycle and dispatch
 
-void LspServer::handle(json msg) {
+void LspServer::handle(Incoming in) {
   if (exited_) return;  // after "exit" nothing is answered (the process is normally gone)
-  std::string method = msg["method"];
-  // Moved, not copied: a didOpen's params hold the whole document.
-  json params = msg.contains("params") ? std::move(msg["params"]) : json::object();
-  if (!msg.contains("id")) {
-    try {
-      handle_notification(method, params);
-    } catch (const RpcError& e) {
-      spdlog::warn("{}: {}", method, e.message);
-    } catch (const std::exception& e) {
-      spdlog::warn("{}: {}", method, e.what());
-    }
+  if (initializing_) {  // initialize is not answered yet: in order, after it
+    held_.push_back(std::move(in));
     return;
   }
-  handle_request(msg["id"], method, params);
+  std::string method = in.msg["method"];
+  // Moved, not copied: a didOpen's params hold the whole document.
+  json params = in.msg.contains("params") ? std::move(in.msg["params"]) : json::object();
+  if (in.request) return handle_request(*in.request, method, params);
+  handle_notification(method, params);
 }
 
-// ---------------------------------------------------------------------------------------
-// Requests
-
-void LspServer::answer_failure(ReplyOnce& reply, const Failure& f) {
-  reply.error(error_code(f), f.message);
-  answer_shutdown_when_done();
-}
-
-void LspServer::answer_rendered(ReplyOnce& reply, const std::function<json()>& render) {
-  try {
-    reply.result(render());
-  } catch (const std::exception& e) {
-    spdlog::error("{}: {}", reply.method(), e.what());
-    reply.error(kInternalError, std::string("internal error: ") + e.what());
-  }
-  answer_shutdown_when_done();
-}
-
-void LspServer::handle_request(const json& id, const std::string& method, json& params) {
-  ReplyOnce reply(*this, id, method);
-  if (is_cancelled(id)) return reply.error(kRequestCancelled, "request cancelled");
+void LspServer::handle_request(RequestSeq seq, const std::string& method, json& params) {
+  ReplyOnce reply = requests_.start(seq);
+  if (reply.token().cancelled()) return reply.error(kRequestCancelled, "request cancelled");
   if (!initialized_ && method != "initialize")
     return reply.error(kServerNotInitialized, "server not initialized: send initialize first");
   if (shutdown_) return reply.error(kInvalidRequest, "the server is shutting down");
   if (method == "shutdown") {
     shutdown_ = true;
     // Requests that came before it and still wait are answered first.
-    if (core_->waiting() > 0) {
-      shutdown_reply_.emplace(std::move(reply));
-      return;
-    }
-    return reply.result(nullptr);
+    return reply.result_after_earlier(nullptr);
   }
-  // The methods the server binds; each answers through its reply, now or later.
-  auto shared = std::make_shared<ReplyOnce>(std::move(reply));
-  try {
-    if (method == "initialize") {
-      if (initialized_) return shared->error(kInvalidRequest, "initialize was already received");
-      return shared->result(initialize(params));
-    }
-    if (method == "textDocument/hover") return hover(shared, params);
-    if (method == "textDocument/codeAction") return code_action(shared, params);
-    if (method == "textDocument/codeLens") return code_lens(shared, params);
-    if (method == "textDocument/diagnostic") return pull_diagnostics(shared, params);
-    if (method == "workspace/executeCommand") return execute_command(shared, params);
-    shared->error(kMethodNotFound, "method not found: " + method);
-  } catch (const RpcError& e) {
-    shared->error(e.code, e.message);
-  } catch (const json::exception& e) {
-    shared->error(kInvalidParams, std::string("invalid params: ") + e.what());
-  } catch (const std::exception& e) {
-    spdlog::error("{}: {}", method, e.what());
-    shared->error(kInternalError, std::string("internal error: ") + e.what());
-  }
+  if (method == "initialize" && initialized_)
+    return reply.error(kInvalidRequest, "initialize was already received");
+  auto it = request_methods_.find(method);
+  if (it == request_methods_.end())
+    return reply.error(kMethodNotFound, "method not found: " + method);
+  it->second(params, std::move(reply));
 }
 
 void LspServer::handle_notification(const std::string& method, json& params) {
-  if (method == "exit") {
-    // Nothing is left unanswered, whatever came in the same batch.
-    core_->abandon_all("the server is exiting; the request was not answered");
-    answer_shutdown_when_done();
-    exited_ = true;
-    int code = exit_code();
-    spdlog::info("exit (code {})", code);
-    spdlog::default_logger()->flush();
-    if (options_.exit_process) return options_.exit_process(code);
-    ::_exit(code);
-  }
+  if (method == "exit") return exit();
   if (!initialized_) return;  // notifications before initialize are dropped (spec)
-  if (method == "initialized") return;
-  if (method == "textDocument/didOpen") return did_open(params);
-  if (method == "textDocument/didChange") return did_change(params);
-  if (method == "textDocument/didClose") return did_close(params);
-  if (method == "$/cancelRequest") {
-    // Requests waiting (for an analysis or a worker) are answered now.
-    if (params.contains("id")) core_->cancel(id_key(params["id"]));
-    answer_shutdown_when_done();
-    return;
+  auto it = notification_methods_.find(method);
+  // initialized, didSave, didChangeConfiguration, $/setTrace, unknown ones: nothing to do.
+  if (it == notification_methods_.end()) return;
+  try {
+    it->second(params);
+  } catch (const RpcError& e) {
+    spdlog::warn("{}: {}", method, e.message);
+  } catch (const std::exception& e) {
+    spdlog::warn("{}: {}", method, e.what());
   }
-  // didSave, didChangeConfiguration, $/setTrace, unknown notifications: nothing to do.
 }
 
-bool LspServer::is_cancelled(const json& id) {
-  std::lock_guard<std::mutex> lock(ids_mu_);
-  return cancelled_.count(id_key(id)) > 0;
+void LspServer::exit() {
+  // Nothing is left unanswered, whatever came in the same batch: the requests that wait get
+  // an error, then a pending shutdown its result.
+  requests_.abandon_started("the server is exiting; the request was not answered");
+  exited_ = true;
+  int code = exit_code();
+  spdlog::info("exit (code {})", code);
+  spdlog::default_logger()->flush();
+  if (options_.exit_process) return options_.exit_process(code);
+  ::_exit(code);
 }
 
-void LspServer::send_result(const json& id, json result) {
-  {
-    std::lock_guard<std::mutex> lock(ids_mu_);
-    std::string key = id_key(id);
-    bool cancelled = cancelled_.erase(key) > 0;
-    inflight_.erase(key);
-    if (cancelled) {
-      send({{"jsonrpc", "2.0"},
-            {"id", id},
-            {"error", {{"code", kRequestCancelled}, {"message", "request cancelled"}}}});
-      return;
+// ---------------------------------------------------------------------------------------
+// The method tables
+
+template <class R>
+Callback<R> LspServer::answer(std::shared_ptr<ReplyOnce> reply) {
+  return [reply = std::move(reply)](Result<R> r) {
+    if (!r.ok()) return reply->error(error_code(r.failure()), r.failure().message);
+    json result;
+    try {
+      result = to_json(r.value());
+    } catch (const std::exception& e) {
+      spdlog::error("{}: {}", reply->method(), e.what());
+      return reply->error(kInternalError, std::string("internal error: ") + e.what());
     }
-  }
-  send({{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
+    reply->result(std::move(result));
+  };
 }
 
-void LspServer::send_error(const json& id, int code, const std::string& message) {
-  if (!id.is_null()) {
-    std::lock_guard<std::mutex> lock(ids_mu_);
-    cancelled_.erase(id_key(id));
-    inflight_.erase(id_key(id));
-  }
-  send({{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}});
+template <class Params, class R>
+void LspServer::bind(const std::string& method,
+                     void (LspServer::*handler)(Params, const CancelToken&, Callback<R>)) {
+  request_methods_[method] = [this, handler](json& params, ReplyOnce reply) {
+    Params parsed;
+    try {
+      from_json(params, parsed);
+    } catch (const RpcError& e) {
+      return reply.error(e.code, e.message);
+    } catch (const json::exception& e) {
+      return reply.error(kInvalidParams, std::string("invalid params: ") + e.what());
+    }
+    CancelToken token = reply.token();
+    auto shared = std::make_shared<ReplyOnce>(std::move(reply));
+    try {
+      (this->*handler)(std::move(parsed), token, answer<R>(shared));
+    } catch (const RpcError& e) {
+      shared->error(e.code, e.message);
+    } catch (const json::exception& e) {
+      shared->error(kInvalidParams, std::string("invalid params: ") + e.what());
+    } catch (const std::exception& e) {
+      spdlog::error("{}: {}", shared->method(), e.what());
+      shared->error(kInternalError, std::string("internal error: ") + e.what());
+    }
+  };
+}
+
+template <class Params>
+void LspServer::bind_notification(const std::string& method, void (LspServer::*handler)(Params)) {
+  // Errors are logged by handle_notification: a notification is never answered.
+  notification_methods_[method] = [this, handler](json& params) {
+    Params parsed;
+    from_json(params, parsed);
+    (this->*handler)(std::move(parsed));
+  };
+}
+
+void LspServer::bind_methods() {
+  bind("initialize", &LspServer::initialize);
+  bind("textDocument/hover", &LspServer::hover);
+  bind("textDocument/codeAction", &LspServer::code_action);
+  bind("textDocument/codeLens", &LspServer::code_lens);
+  bind("textDocument/diagnostic", &LspServer::pull_diagnostics);
+  bind("workspace/executeCommand", &LspServer::execute_command);
+  bind_notification("textDocument/didOpen", &LspServer::did_open);
+  bind_notification("textDocument/didChange", &LspServer::did_change);
+  bind_notification("textDocument/didClose", &LspServer::did_close);
+  bind_notification("$/cancelRequest", &LspServer::cancel_request);
 }
 
 void LspServer::notify(const std::string& method, json params) {
@@ -254,83 +259,66 @@ void LspServer::send(const json& msg) {
 // ---------------------------------------------------------------------------------------
 // Lifecycle and documents
 
-json LspServer::initialize(const json& params) {
-  if (!params.is_object()) invalid_params("initialize params must be an object");
-  ClientCapabilities client = client_capabilities(params.value("capabilities", json::object()));
-  Encoding enc = client.encoding;
-  core_->set_encoding(enc);
-  pull_diagnostics_ = client.pulls_diagnostics;
-  const json opts = params.value("initializationOptions", json::object());
-  if (opts.is_object()) {
-    if (opts.contains("debounceMs") && opts["debounceMs"].is_number_integer())
-      core_->set_debounce_ms(opts["debounceMs"].get<int>());
-    if (opts.contains("docsDir") && opts["docsDir"].is_string())
-      core_->set_docs_base(path_to_uri(opts["docsDir"].get<std::string>()));
-    if (opts.contains("maskHostNames") && opts["maskHostNames"].is_boolean())
-      mask_host_names_ = opts["maskHostNames"].get<bool>();
-  }
-  if (core_->docs_base().empty()) {
-    std::string root;
-    if (params.contains("rootUri") && params["rootUri"].is_string())
-      root = uri_to_path(params["rootUri"]);
-    else if (params.contains("rootPath") && params["rootPath"].is_string())
-      root = params["rootPath"];
-    std::error_code ec;
-    if (!root.empty() &&
-        std::filesystem::exists(std::filesystem::path(root) / "docs" / "catalog.md", ec))
-      core_->set_docs_base(
-          path_to_uri((std::filesystem::path(root) / "docs").lexically_normal().string()));
-  }
+void LspServer::initialize(InitializeParams p, const CancelToken&, Callback<json> cb) {
+  core_->set_encoding(p.client.encoding);
+  pull_diagnostics_ = p.client.pulls_diagnostics;
+  if (p.debounce_ms) core_->set_debounce_ms(*p.debounce_ms);
+  if (p.docs_dir) core_->set_docs_base(path_to_uri(*p.docs_dir));
+  if (p.mask_host_names) mask_host_names_ = *p.mask_host_names;
+  if (!core_->docs_base().empty() || p.root.empty()) return cb(initialized(p.client));
+  // Whether the workspace holds docs/catalog.md is asked on a worker, never on the main
+  // loop; what the client sends meanwhile waits. Not cancellable: the server needs the
+  // answer whether or not the client still does.
+  initializing_ = true;
+  core_->find_docs_base(CancelToken(), std::move(p.root),
+                        [this, client = p.client, cb](Result<std::string> r) {
+                          if (r.ok() && !r.value().empty()) core_->set_docs_base(r.value());
+                          cb(initialized(client));
+                          resume_held();
+                        });
+}
+
+json LspServer::initialized(const ClientCapabilities& client) {
   initialized_ = true;
   spdlog::info("initialize: encoding {}, docs '{}', mask {}, diagnostics {}",
-               enc == Encoding::kUtf8 ? "utf-8" : "utf-16", core_->docs_base(), mask_host_names_,
-               pull_diagnostics_ ? "pulled" : "pushed");
+               client.encoding == Encoding::kUtf8 ? "utf-8" : "utf-16", core_->docs_base(),
+               mask_host_names_, pull_diagnostics_ ? "pulled" : "pushed");
   return {{"capabilities", server_capabilities(client, command_names())},
           {"serverInfo", {{"name", "firstfault"}, {"version", FF_VERSION}}}};
 }
 
-void LspServer::did_open(json& params) {
-  member(params, "textDocument", "textDocument");
-  json& td = params["textDocument"];
-  std::string uri = uri_of(params);
-  std::string lang = td.value("languageId", "");
-  std::int64_t version = version_of(params);
-  member(td, "text", "textDocument.text");
-  json& text = td["text"];
-  if (!text.is_string()) invalid_params("textDocument.text must be a string");
+void LspServer::resume_held() {
+  initializing_ = false;
+  std::vector<Incoming> held = std::move(held_);
+  held_.clear();
+  for (auto& in : held) handle(std::move(in));
+}
+
+void LspServer::did_open(DidOpenParams p) {
   // A file the server read from disk is synchronized by the client from now on: a pulling
   // client would otherwise keep the diagnostics pushed for it beside the pulled ones.
-  bool was_on_disk = core_->is_disk_file(uri);
-  // Moved out, not copied: it is the whole document.
-  core_->open(uri, lang, version, std::move(text.get_ref<std::string&>()));
+  bool was_on_disk = core_->is_disk_file(p.uri);
+  // Moved, not copied: it is the whole document.
+  core_->open(p.uri, p.language_id, p.version, std::move(p.text));
   if (was_on_disk && pull_diagnostics_) {
-    published_.forget(uri);
-    push_empty(uri);
+    published_.forget(p.uri);
+    push_empty(p.uri);
   }
 }
 
-void LspServer::did_change(json& params) {
-  std::string uri = uri_of(params);
-  std::int64_t version = version_of(params);
-  std::vector<ContentChange> changes;
-  member(params, "contentChanges", "contentChanges");
-  for (auto& c : params["contentChanges"]) {
-    ContentChange ch;
-    const json& t = member(c, "text", "contentChanges[].text");
-    if (!t.is_string()) invalid_params("contentChanges[].text must be a string");
-    ch.text = std::move(c["text"].get_ref<std::string&>());
-    if (c.contains("range")) ch.range = range_of(c["range"]);
-    changes.push_back(std::move(ch));
-  }
-  if (!core_->change(uri, version, changes))
-    spdlog::warn("didChange {} v{} ignored (unknown document or older version)", uri, version);
+void LspServer::did_change(DidChangeParams p) {
+  if (!core_->change(p.uri, p.version, p.changes))
+    spdlog::warn("didChange {} v{} ignored (unknown document or older version)", p.uri, p.version);
 }
 
-void LspServer::did_close(const json& params) {
-  std::string uri = uri_of(params);
-  published_.forget(uri);
-  core_->close(uri);
-  answer_shutdown_when_done();
+void LspServer::did_close(TextDocumentParams p) {
+  published_.forget(p.uri);
+  core_->close(p.uri);
+}
+
+void LspServer::cancel_request(CancelParams p) {
+  // A started request is answered now, whatever it waits for (an analysis, a worker).
+  if (p.id) requests_.cancel(*p.id);
 }
 
 void LspServer::push_empty(const std::string& uri) {
@@ -342,7 +330,7 @@ void LspServer::request_refresh() {
   if (refresh_posted_) return;
   refresh_posted_ = true;
   // After the rest of this analysis's publications and the pulls it answers.
-  core_->post([this] {
+  scheduler_->post([this] {
     refresh_posted_ = false;
     if (exited_ || shutdown_) return;
     send({{"jsonrpc", "2.0"},
@@ -381,60 +369,29 @@ std::vector<DiagnosticItem> LspServer::shown(std::vector<DiagnosticItem> items) 
 }
 
 // ---------------------------------------------------------------------------------------
-// Features
+// Features: each a typed call of the AnalysisServer
 
-void LspServer::hover(SharedReply reply, const json& params) {
-  std::string uri = uri_of(params);
-  Position pos = position_of(member(params, "position", "position"));
-  core_->hover(id_key(reply->id()), uri, pos,
-               answer<std::optional<Hover>>(reply, [](const std::optional<Hover>& h) -> json {
-                 if (!h) return nullptr;
-                 return {{"contents", {{"kind", "markdown"}, {"value", h->markdown}}},
-                         {"range", range_json(h->range)}};
-               }));
+void LspServer::hover(HoverParams p, const CancelToken& token, Callback<std::optional<Hover>> cb) {
+  core_->hover(token, p.uri, p.position, std::move(cb));
 }
 
-void LspServer::code_action(SharedReply reply, const json& params) {
-  std::string uri = uri_of(params);
-  Range range = range_of(member(params, "range", "range"));
-  core_->code_actions(
-      id_key(reply->id()), uri, range,
-      answer<std::vector<CodeActionItem>>(reply, [](const std::vector<CodeActionItem>& actions) {
-        json out = json::array();
-        for (const auto& a : actions) out.push_back(code_action_json(a));
-        return out;
-      }));
+void LspServer::code_action(CodeActionParams p, const CancelToken& token,
+                            Callback<std::vector<CodeActionItem>> cb) {
+  core_->code_actions(token, p.uri, p.range, std::move(cb));
 }
 
-void LspServer::code_lens(SharedReply reply, const json& params) {
-  std::string uri = uri_of(params);
-  core_->code_lenses(
-      id_key(reply->id()), uri,
-      answer<std::vector<LensItem>>(reply, [](const std::vector<LensItem>& ls) {
-        json out = json::array();
-        for (const auto& l : ls)
-          out.push_back({{"range", range_json(l.range)}, {"command", command_json(l.command)}});
-        return out;
-      }));
+void LspServer::code_lens(TextDocumentParams p, const CancelToken& token,
+                          Callback<std::vector<LensItem>> cb) {
+  core_->code_lenses(token, p.uri, std::move(cb));
 }
 
-void LspServer::pull_diagnostics(SharedReply reply, const json& params) {
-  std::string uri = uri_of(params);
-  core_->diagnostics(
-      id_key(reply->id()), uri,
-      answer<std::vector<DiagnosticItem>>(reply, [this](const std::vector<DiagnosticItem>& ds) {
-        json items = json::array();
-        for (const auto& d : shown(ds)) items.push_back(diagnostic_json(d));
-        return json{{"kind", "full"}, {"items", items}};
-      }));
-}
-
-void LspServer::answer_shutdown_when_done() {
-  // core_ is null while it is being destroyed (unique_ptr::reset clears the pointer first):
-  // its destructor answers what still waits, and then nothing does.
-  if (!shutdown_reply_ || (core_ && core_->waiting() > 0)) return;
-  shutdown_reply_->result(nullptr);
-  shutdown_reply_.reset();
+void LspServer::pull_diagnostics(TextDocumentParams p, const CancelToken& token,
+                                 Callback<FullDiagnosticReport> cb) {
+  core_->diagnostics(token, p.uri,
+                     [this, cb = std::move(cb)](Result<std::vector<DiagnosticItem>> r) {
+                       if (!r.ok()) return cb(r.failure());
+                       cb(FullDiagnosticReport{shown(std::move(r.value()))});
+                     });
 }
 
 // ---------------------------------------------------------------------------------------

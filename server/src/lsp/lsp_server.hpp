@@ -1,33 +1,39 @@
 // Layer 2: the protocol adapter (clangd's ClangdLSPServer). All knowledge of LSP 3.17 and
-// JSON-RPC lives in it: it validates messages, binds methods, converts JSON to the feature
-// server's typed calls and their results back to JSON, holds the client's capabilities,
-// enforces the lifecycle (initialize / shutdown / exit) and answers every request exactly
-// once (ReplyOnce). It knows nothing of analysis, threads or debouncing: those are the
-// AnalysisServer's (analysis_server.hpp), whose protocol thread runs everything here except
-// the MessageReceiver calls (the reader thread). Its files: lsp_server.cpp (dispatch,
-// lifecycle, documents, features), lsp_commands.cpp (workspace/executeCommand),
-// message_reader.* (reader thread: a frame to a checked message), reply_once.*, lsp_json.*
-// (JSON to typed values and back) and published_diagnostics.* (publishDiagnostics, cached).
+// JSON-RPC lives in it: it validates messages, enforces the lifecycle (initialize / shutdown
+// / exit), holds the client's capabilities, and binds each method to a handler through one
+// table (bind: params parsed into structs, errors and the typed result's JSON in one place),
+// so each handler only translates a typed call of the AnalysisServer (analysis_server.hpp).
+// Every request is in the request table (request_table.hpp) with its cancellation token,
+// and answered once, from there. It owns the main loop (scheduler.hpp) its dispatch runs
+// on, and lends it to the AnalysisServer; the MessageReceiver calls run on the reader
+// thread. Its files: lsp_server.cpp (acceptance, dispatch, lifecycle, documents,
+// features), lsp_commands.cpp (workspace/executeCommand), message_reader.* (reader thread: a
+// frame to a checked message), request_table.* and reply_once.* (one reply per request),
+// lsp_params.* (params to structs), lsp_json.* (typed values to JSON and back) and
+// published_diagnostics.* (publishDiagnostics, cached).
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "analysis/catalog.hpp"
 #include "lsp/analysis_server.hpp"
+#include "lsp/cancel_token.hpp"
 #include "lsp/features.hpp"
 #include "lsp/lsp_json.hpp"
+#include "lsp/lsp_params.hpp"
 #include "lsp/message_reader.hpp"
 #include "lsp/published_diagnostics.hpp"
 #include "lsp/reply_once.hpp"
+#include "lsp/request_table.hpp"
+#include "lsp/scheduler.hpp"
 #include "lsp/transport.hpp"
 #include "report/mask.hpp"
 
@@ -58,20 +64,22 @@ struct ServerOptions {
   std::function<void()> before_work;
 };
 
-class LspServer final : public MessageReceiver, public ReplyOnce::Sink {
+class LspServer final : public MessageReceiver {
  public:
   LspServer(const analysis::Catalog& catalog, ServerOptions options, Transport& out);
+  // Answers what still waits (RequestFailed), stops the main loop, then waits for the
+  // analysis and worker threads' current jobs.
   ~LspServer();
+  LspServer(const LspServer&) = delete;
+  LspServer& operator=(const LspServer&) = delete;
 
-  // Every request is answered once, through a ReplyOnce (reply_once.hpp) whose replies
-  // this server sends.
-  using ReplyOnce = lsp::ReplyOnce;
   // Replies attempted on a request that was already answered (a bug; 0 in every test).
-  std::size_t replied_twice() const { return replied_twice_; }
+  std::size_t replied_twice() const { return requests_.replied_twice(); }
 
   // Reader thread (one thread, never two at once): the frames (or framing errors) of one
-  // read from the client, all parsed and accepted (ids and cancellations recorded) before any
-  // is dispatched. The bodies are released once parsed.
+  // read from the client, all parsed and accepted (requests entered in the request table,
+  // cancellations marked) before any is posted to the main loop. The bodies are released
+  // once parsed.
   void on_frames(std::vector<Frame>& frames) override;
   // Reader thread: a message body of `size` bytes is arriving (and `size` is worth it,
   // kPrepareBodyBytes or more). Memory for a document of that size is faulted in on
@@ -86,58 +94,83 @@ class LspServer final : public MessageReceiver, public ReplyOnce::Sink {
 
  private:
   using json = nlohmann::json;
-  // Reader thread: validates a frame, answers it if it is malformed, records its id or
-  // the cancellation it carries; the message to dispatch, if any.
-  std::optional<json> accept(const Frame& frame);
-  void handle(json msg);  // protocol thread
-  void handle_request(const json& id, const std::string& method, json& params);
-  void handle_notification(const std::string& method, json& params);
-  // A request whose answer comes later (from the AnalysisServer): the reply travels in
-  // the callback.
-  using SharedReply = std::shared_ptr<ReplyOnce>;
-  // The callback that answers `reply` with render(result), or with the failure.
-  template <class T, class Render>
-  Callback<T> answer(SharedReply reply, Render render) {
-    return [this, reply, render](Result<T> r) {
-      if (!r.ok()) return answer_failure(*reply, r.failure());
-      answer_rendered(*reply, [&] { return render(r.value()); });
-    };
-  }
-  void answer_failure(ReplyOnce& reply, const Failure& f);
-  // Answers with what `render` returns; a render that throws is answered as an internal error.
-  void answer_rendered(ReplyOnce& reply, const std::function<json()>& render);
+  // A message the reader thread accepted, on its way to the main loop: a request has its
+  // place in the request table.
+  struct Incoming {
+    json msg;
+    std::optional<RequestSeq> request;
+  };
+  // Reader thread: validates a frame, answers it if it is malformed, enters a request in the
+  // table or marks the cancellation a message carries; the message to dispatch, if any.
+  std::optional<Incoming> accept(const Frame& frame);
 
-  // ReplyOnce::Sink: the reply to a request (a cancelled one is answered "cancelled").
-  void send_result(const json& id, json result) override;
-  void send_error(const json& id, int code, const std::string& message) override;
-  void count_replied_twice() override { ++replied_twice_; }
+  // Main loop: the lifecycle (initialize, shutdown, exit), then the method tables.
+  void handle(Incoming in);
+  void handle_request(RequestSeq seq, const std::string& method, json& params);
+  void handle_notification(const std::string& method, json& params);
+  void exit();
+
+  // The method tables. bind() binds a request to a handler that takes its params as a
+  // struct (lsp_params.hpp), its cancellation token and the callback its typed result goes
+  // to; bind_notification() a notification to one that takes its params. Malformed params
+  // are answered InvalidParams naming the field (a notification's are logged and it is
+  // dropped), an exception from a handler is answered as an error, and the result is
+  // written as JSON by lsp_json's to_json, all in one place: the handlers only translate.
+  template <class Params, class R>
+  void bind(const std::string& method,
+            void (LspServer::*handler)(Params, const CancelToken&, Callback<R>));
+  template <class Params>
+  void bind_notification(const std::string& method, void (LspServer::*handler)(Params));
+  void bind_methods();
+  // The callback that answers `reply` with a typed result or failure.
+  template <class R>
+  static Callback<R> answer(std::shared_ptr<ReplyOnce> reply);
+  using RequestHandler = std::function<void(json& params, ReplyOnce reply)>;
+  using NotificationHandler = std::function<void(json& params)>;
+  std::map<std::string, RequestHandler> request_methods_;
+  std::map<std::string, NotificationHandler> notification_methods_;
+
   void notify(const std::string& method, json params);
   void send(const json& msg);
-  bool is_cancelled(const json& id);
 
-  // Methods: parse the params, call the AnalysisServer, answer.
-  json initialize(const json& params);
-  void did_open(json& params);
-  void did_change(json& params);
-  void did_close(const json& params);
-  void hover(SharedReply reply, const json& params);
-  void code_action(SharedReply reply, const json& params);
-  void code_lens(SharedReply reply, const json& params);
-  void pull_diagnostics(SharedReply reply, const json& params);
+  // Requests.
+  void initialize(InitializeParams p, const CancelToken& token, Callback<json> cb);
+  // initialize's answer, once the settings are known; then the messages held meanwhile.
+  json initialized(const ClientCapabilities& client);
+  void resume_held();
+  void hover(HoverParams p, const CancelToken& token, Callback<std::optional<Hover>> cb);
+  void code_action(CodeActionParams p, const CancelToken& token,
+                   Callback<std::vector<CodeActionItem>> cb);
+  void code_lens(TextDocumentParams p, const CancelToken& token,
+                 Callback<std::vector<LensItem>> cb);
+  void pull_diagnostics(TextDocumentParams p, const CancelToken& token,
+                        Callback<FullDiagnosticReport> cb);
+  // Notifications.
+  void did_open(DidOpenParams p);
+  void did_change(DidChangeParams p);
+  void did_close(TextDocumentParams p);
+  void cancel_request(CancelParams p);
 
-  // workspace/executeCommand, in lsp_commands.cpp: one method per command.
+  // workspace/executeCommand, in lsp_commands.cpp: a table of commands, one method each.
+  using CommandHandler = void (LspServer::*)(const ExecuteCommandParams&, const CancelToken&,
+                                             Callback<json>);
+  static const std::map<std::string, CommandHandler>& commands();
   static const std::vector<std::string>& command_names();  // those advertised
-  void execute_command(SharedReply reply, const json& params);
-  void diagnose_text_command(SharedReply reply, const json& arg);
-  void report_command(SharedReply reply, const json& arg);
-  void check_topology_command(SharedReply reply, const std::string& file,
-                              const json& progress_token);
-  void analyze_folder_command(SharedReply reply, const std::string& uri,
-                              const json& progress_token);
-  void analyze_file_command(SharedReply reply, const std::string& uri);
+  void execute_command(ExecuteCommandParams p, const CancelToken& token, Callback<json> cb);
+  void diagnose_text_command(const ExecuteCommandParams& p, const CancelToken& token,
+                             Callback<json> cb);
+  void report_command(const ExecuteCommandParams& p, const CancelToken& token, Callback<json> cb);
+  void check_topology_command(const ExecuteCommandParams& p, const CancelToken& token,
+                              Callback<json> cb);
+  void analyze_folder_command(const ExecuteCommandParams& p, const CancelToken& token,
+                              Callback<json> cb);
+  void analyze_file_command(const ExecuteCommandParams& p, const CancelToken& token,
+                            Callback<json> cb);
+  void forget_file_command(const ExecuteCommandParams& p, const CancelToken& token,
+                           Callback<json> cb);
+  void verification_command(const ExecuteCommandParams& p, const CancelToken& token,
+                            Callback<json> cb);
 
-  // The shutdown reply, once no request that came before it still waits.
-  void answer_shutdown_when_done();
   void publish(const FeatureServer::Publication& p);
   void push_empty(const std::string& uri);
   // Pull mode: one workspace/diagnostic/refresh after the publications of an analysis.
@@ -146,12 +179,19 @@ class LspServer final : public MessageReceiver, public ReplyOnce::Sink {
   const analysis::Catalog& catalog_;
   ServerOptions options_;
   Transport& out_;
+  // Every request the client sent that has no reply yet, with its cancellation token; the
+  // reader thread enters them and marks cancellations, the main loop answers them.
+  RequestTable requests_;
 
-  // Protocol-thread state.
+  // Main-loop state.
   bool initialized_ = false;
+  // initialize waits for a worker (whether the workspace has docs/catalog.md): the messages
+  // that arrive meanwhile are held, in order, and handled once it is answered.
+  bool initializing_ = false;
+  std::vector<Incoming> held_;
   bool mask_host_names_ = false;  // initializationOptions.maskHostNames
   // With maskHostNames: one table of pseudonyms for the session, so a host is the same
-  // `host-1` in the diagnostics, the reports and the diagnosed texts (protocol thread only).
+  // `host-1` in the diagnostics, the reports and the diagnosed texts.
   report::Masker masker_;
   // The items as a client may see them: masked when maskHostNames asks.
   std::vector<DiagnosticItem> shown(std::vector<DiagnosticItem> items);
@@ -167,22 +207,19 @@ class LspServer final : public MessageReceiver, public ReplyOnce::Sink {
   bool pull_diagnostics_ = false;
   bool refresh_posted_ = false;
   std::uint64_t next_server_request_ = 0;
-  // A shutdown that arrived while requests waited: answered after them.
-  std::optional<ReplyOnce> shutdown_reply_;
-  std::atomic<std::size_t> replied_twice_{0};
   PublishedDiagnostics published_;
 
   // Reader thread only.
   MessageReader reader_;
 
-  // Shared between the reader and the protocol thread.
+  // Shared between the reader thread and the main loop.
   std::atomic<bool> shutdown_{false};
   std::atomic<bool> exited_{false};
-  std::mutex ids_mu_;
-  std::set<std::string> inflight_;
-  std::set<std::string> cancelled_;
 
-  // Last: destroyed first, so its threads stop before anything above goes.
+  // The main loop and the threads it lends the AnalysisServer; destroyed after it (its
+  // timers live on the loop), before the request table (the loop's queued work may hold
+  // replies).
+  std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<AnalysisServer> core_;
 };
 

@@ -14,11 +14,25 @@ static_assert(kBodyPadding >= jsonio::kPadding,
 
 using json = nlohmann::json;
 
+int frame_error_code(FrameError e) {
+  switch (e) {
+    case FrameError::kTooLarge:
+      return kInvalidRequest;  // well framed, refused for its size
+    case FrameError::kNone:
+    case FrameError::kNoHeader:
+    case FrameError::kHeaderTooLong:
+    case FrameError::kMalformedHeader:
+    case FrameError::kInvalidLength:
+    case FrameError::kNoContentLength:
+      break;
+  }
+  return kParseError;
+}
+
 MessageReader::Outcome MessageReader::read(const Frame& frame) {
   if (frame.kind == Frame::Kind::kError) {
     spdlog::warn("framing: {}", frame.error);
-    bool too_large = frame.error.find("exceeds the limit") != std::string::npos;
-    return Rejected{nullptr, too_large ? kInvalidRequest : kParseError, frame.error};
+    return Rejected{nullptr, frame_error_code(frame.problem), frame.error};
   }
   std::string why;
   auto t0 = std::chrono::steady_clock::now();

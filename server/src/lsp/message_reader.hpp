@@ -1,5 +1,5 @@
 // The reader thread's half of the protocol adapter: a frame's body parsed into JSON
-// (jsonio::JsonReader, so a 100 MB didOpen is parsed before it reaches the protocol thread)
+// (jsonio::JsonReader, so a 100 MB didOpen is parsed before it reaches the main loop)
 // and checked against JSON-RPC 2.0. A document's text arrives as one long string, which
 // the document later adopts: it gets room to grow (text_capacity_for), in memory prepared
 // on another thread while the message was still arriving, when the transport said a big
@@ -18,6 +18,10 @@
 #include "lsp/transport.hpp"
 
 namespace ff::lsp {
+
+// The JSON-RPC error code a framing error is answered with: -32600 for a message refused for
+// its size, -32700 for broken framing.
+int frame_error_code(FrameError e);
 
 class MessageReader {
  public:

@@ -1,7 +1,7 @@
 // textDocument/publishDiagnostics messages, rendered with a cache: the diagnostics last
 // published per document, each with its JSON text. After an append nearly all of a log's
 // diagnostics are unchanged, and they are not rendered again. It caches JSON, so it belongs
-// to the protocol adapter (which owns it, on the protocol thread), not to the
+// to the protocol adapter (which owns it, on the main loop), not to the
 // AnalysisServer, which has no JSON.
 #pragma once
 

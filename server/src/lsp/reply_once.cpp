@@ -5,42 +5,51 @@
 #include <utility>
 
 #include "lsp/lsp_json.hpp"
+#include "lsp/request_table.hpp"
 
 namespace ff::lsp {
 
-ReplyOnce::ReplyOnce(Sink& sink, nlohmann::json id, std::string method)
-    : sink_(&sink), id_(std::move(id)), method_(std::move(method)) {}
+ReplyOnce::ReplyOnce(RequestTable& table, RequestSeq seq, nlohmann::json id, std::string method,
+                     CancelToken token)
+    : table_(&table),
+      seq_(seq),
+      id_(std::move(id)),
+      method_(std::move(method)),
+      token_(std::move(token)) {}
 
 ReplyOnce::ReplyOnce(ReplyOnce&& o) noexcept
-    : sink_(std::exchange(o.sink_, nullptr)),
+    : table_(std::exchange(o.table_, nullptr)),
+      seq_(o.seq_),
       id_(std::move(o.id_)),
       method_(std::move(o.method_)),
+      token_(o.token_),
       replied_(o.replied_) {}
 
 ReplyOnce& ReplyOnce::operator=(ReplyOnce&& o) noexcept {
   if (this != &o) {
-    if (sink_ && !replied_) error(kInternalError, "server failed to reply to " + method_);
-    sink_ = std::exchange(o.sink_, nullptr);
+    if (table_ && !replied_) table_->fail_unanswered(seq_, method_);
+    table_ = std::exchange(o.table_, nullptr);
+    seq_ = o.seq_;
     id_ = std::move(o.id_);
     method_ = std::move(o.method_);
+    token_ = o.token_;
     replied_ = o.replied_;
   }
   return *this;
 }
 
 ReplyOnce::~ReplyOnce() {
-  if (!sink_ || replied_) return;
-  spdlog::error("{} (id {}) was never answered; replying with an error", method_, id_.dump());
+  if (!table_ || replied_) return;
   try {
-    error(kInternalError, "server failed to reply to " + method_);
+    table_->fail_unanswered(seq_, method_);
   } catch (...) {
   }
 }
 
 bool ReplyOnce::claim() {
-  if (!sink_) return false;
+  if (!table_) return false;
   if (replied_) {
-    sink_->count_replied_twice();
+    table_->count_replied_twice();
     spdlog::error("{} (id {}) answered twice; the second reply is dropped", method_, id_.dump());
     return false;
   }
@@ -49,11 +58,15 @@ bool ReplyOnce::claim() {
 }
 
 void ReplyOnce::result(nlohmann::json r) {
-  if (claim()) sink_->send_result(id_, std::move(r));
+  if (claim()) table_->answer(seq_, std::move(r));
 }
 
 void ReplyOnce::error(int code, const std::string& message) {
-  if (claim()) sink_->send_error(id_, code, message);
+  if (claim()) table_->fail(seq_, code, message);
+}
+
+void ReplyOnce::result_after_earlier(nlohmann::json r) {
+  if (claim()) table_->hold(seq_, std::move(r));
 }
 
 }  // namespace ff::lsp

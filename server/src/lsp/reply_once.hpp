@@ -1,45 +1,51 @@
-// The one reply a JSON-RPC request gets (clangd's ReplyOnce). The protocol adapter wraps
-// every request it takes in one and moves it along while the request waits (for an
-// analysis, or behind other requests at shutdown). A second reply is a bug: it is logged,
-// counted and not sent. Destroyed without a reply, it answers with an error, so no path can
-// leave a request unanswered. Protocol thread only.
+// The handle to one request of the request table (clangd's ReplyOnce): the protocol adapter
+// takes it when it dispatches the request and moves it along while the request waits (for
+// an analysis, a worker, the requests before a shutdown). The table sends at most one reply
+// per request (request_table.hpp); this handle counts a second answer through it as the bug
+// it is (logged, not sent). Destroyed without an answer, it answers with an error, unless
+// the table answered the request meanwhile (cancelled, or abandoned at exit): no path can
+// leave a request unanswered. Main loop only.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "lsp/cancel_token.hpp"
+
 namespace ff::lsp {
+
+class RequestTable;
+
+// A request's place in the table, in arrival order.
+using RequestSeq = std::uint64_t;
 
 class ReplyOnce {
  public:
-  // Where the reply goes (the protocol adapter). Private: only a ReplyOnce sends replies.
-  class Sink {
-   public:
-    virtual ~Sink() = default;
-
-   private:
-    friend class ReplyOnce;
-    virtual void send_result(const nlohmann::json& id, nlohmann::json result) = 0;
-    virtual void send_error(const nlohmann::json& id, int code, const std::string& message) = 0;
-    virtual void count_replied_twice() = 0;  // the bug, counted
-  };
-
-  ReplyOnce(Sink& sink, nlohmann::json id, std::string method);
+  ReplyOnce(RequestTable& table, RequestSeq seq, nlohmann::json id, std::string method,
+            CancelToken token);
   ReplyOnce(ReplyOnce&& o) noexcept;
   ReplyOnce& operator=(ReplyOnce&& o) noexcept;
   ReplyOnce(const ReplyOnce&) = delete;
   ReplyOnce& operator=(const ReplyOnce&) = delete;
   ~ReplyOnce();
+
   void result(nlohmann::json r);
   void error(int code, const std::string& message);
+  // The result, sent once every request started before this one is answered (shutdown's).
+  void result_after_earlier(nlohmann::json r);
+
   const nlohmann::json& id() const { return id_; }
   const std::string& method() const { return method_; }
+  const CancelToken& token() const { return token_; }
 
  private:
-  bool claim();           // false (and logged) when already replied
-  Sink* sink_ = nullptr;  // null once moved from
+  bool claim();                    // false (and counted) when already answered
+  RequestTable* table_ = nullptr;  // null once moved from
+  RequestSeq seq_ = 0;
   nlohmann::json id_;
   std::string method_;
+  CancelToken token_;
   bool replied_ = false;
 };
 

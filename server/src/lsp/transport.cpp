@@ -36,6 +36,44 @@ std::size_t find_ci(std::string_view hay, std::string_view needle) {
   return std::string_view::npos;
 }
 
+// A message's header section: the body's length, or what is wrong with it.
+struct HeaderSection {
+  std::size_t length = 0;
+  FrameError problem = FrameError::kNone;
+  std::string message;
+};
+
+HeaderSection read_header(std::string_view header) {
+  HeaderSection out;
+  bool has_length = false;
+  while (!header.empty()) {
+    std::size_t nl = header.find('\n');
+    std::string_view line = trim(header.substr(0, nl));
+    header = nl == std::string_view::npos ? std::string_view() : header.substr(nl + 1);
+    if (line.empty()) continue;
+    std::size_t colon = line.find(':');
+    std::string_view name =
+        colon == std::string_view::npos ? std::string_view() : trim(line.substr(0, colon));
+    bool token = !name.empty();
+    for (char c : name)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') token = false;
+    if (!token) {
+      // Not a header: the rest of a body whose Content-Length was too short, usually.
+      return {0, FrameError::kMalformedHeader, "malformed header line"};
+    }
+    if (iequals_prefix(name, "content-length") && name.size() == 14) {
+      std::string_view value = trim(line.substr(colon + 1));
+      auto r = std::from_chars(value.data(), value.data() + value.size(), out.length);
+      if (r.ec != std::errc() || r.ptr != value.data() + value.size())
+        return {0, FrameError::kInvalidLength,
+                "invalid Content-Length '" + std::string(value.substr(0, 40)) + "'"};
+      has_length = true;
+    }
+  }
+  if (!has_length) return {0, FrameError::kNoContentLength, "header without Content-Length"};
+  return out;
+}
+
 }  // namespace
 
 void FrameParser::feed(std::string_view bytes, std::vector<Frame>& out) {
@@ -101,7 +139,10 @@ void FrameParser::parse(std::vector<Frame>& out) {
     if (buf_.empty()) return;
     // A body without header (a client sending raw JSON): report it, find the next header.
     if (buf_.front() == '{' || buf_.front() == '[') {
-      out.push_back({Frame::Kind::kError, {}, "message without a Content-Length header"});
+      out.push_back({Frame::Kind::kError,
+                     {},
+                     FrameError::kNoHeader,
+                     "message without a Content-Length header"});
       if (!resync()) return;
       continue;
     }
@@ -119,65 +160,28 @@ void FrameParser::parse(std::vector<Frame>& out) {
     }
     if (end == std::string::npos) {
       if (buf_.size() < kMaxHeaderBytes) return;
-      out.push_back({Frame::Kind::kError, {}, "header section longer than 8 KiB"});
+      out.push_back({Frame::Kind::kError,
+                     {},
+                     FrameError::kHeaderTooLong,
+                     "header section longer than 8 KiB"});
       buf_.erase(0, 1);
       if (!resync()) return;
       continue;
     }
-    std::string_view header(buf_.data(), end);
-    std::size_t length = kNoBody;
-    bool bad = false, garbage = false;
-    std::string problem;
-    while (!header.empty()) {
-      std::size_t nl = header.find('\n');
-      std::string_view line = trim(header.substr(0, nl));
-      header = nl == std::string_view::npos ? std::string_view() : header.substr(nl + 1);
-      if (line.empty()) continue;
-      std::size_t colon = line.find(':');
-      if (colon == std::string_view::npos) {
-        bad = true;
-        garbage = true;
-        problem = "malformed header line";
-        break;
-      }
-      std::string_view name = trim(line.substr(0, colon));
-      std::string_view value = trim(line.substr(colon + 1));
-      bool token = !name.empty();
-      for (char c : name)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') token = false;
-      if (!token) {
-        // Not a header: the rest of a body whose Content-Length was too short, usually.
-        bad = true;
-        garbage = true;
-        problem = "malformed header line";
-        break;
-      }
-      if (iequals_prefix(name, "content-length") && name.size() == 14) {
-        std::size_t v = 0;
-        auto r = std::from_chars(value.data(), value.data() + value.size(), v);
-        if (r.ec != std::errc() || r.ptr != value.data() + value.size()) {
-          bad = true;
-          problem = "invalid Content-Length '" + std::string(value.substr(0, 40)) + "'";
-          break;
-        }
-        length = v;
-      }
-    }
-    if (!bad && length == kNoBody) {
-      bad = true;
-      problem = "header without Content-Length";
-    }
-    if (bad) {
-      out.push_back({Frame::Kind::kError, {}, problem});
+    HeaderSection header = read_header(std::string_view(buf_.data(), end));
+    if (header.problem != FrameError::kNone) {
+      out.push_back({Frame::Kind::kError, {}, header.problem, std::move(header.message)});
       // Garbage may hide the next real header: hunt from just after its first byte.
-      buf_.erase(0, garbage ? 1 : sep);
+      buf_.erase(0, header.problem == FrameError::kMalformedHeader ? 1 : sep);
       if (!resync()) return;
       continue;
     }
+    std::size_t length = header.length;
     buf_.erase(0, sep);
     if (length > max_) {
       out.push_back({Frame::Kind::kError,
                      {},
+                     FrameError::kTooLarge,
                      "message of " + std::to_string(length) + " bytes exceeds the limit of " +
                          std::to_string(max_) + " bytes; skipped"});
       skip_ = length;

@@ -27,11 +27,25 @@ inline constexpr std::size_t kMaxHeaderBytes = 8192;
 // body is parsed).
 inline constexpr std::size_t kBodyPadding = 64;
 
+// What was wrong with the bytes where a message was expected. The reader answers each with
+// a JSON-RPC error whose code depends on it (MessageReader: kTooLarge is an invalid request,
+// the rest a parse error).
+enum class FrameError {
+  kNone,
+  kNoHeader,         // a body (JSON) without a Content-Length header
+  kHeaderTooLong,    // no end of the header section within kMaxHeaderBytes
+  kMalformedHeader,  // a header line that is not "Name: value"
+  kInvalidLength,    // a Content-Length that is not a number
+  kNoContentLength,  // a header section without Content-Length
+  kTooLarge,         // a Content-Length above the limit: the body is skipped
+};
+
 struct Frame {
   enum class Kind { kMessage, kError };
   Kind kind = Kind::kMessage;
   std::string body;   // the message body (kMessage), with kBodyPadding spare capacity
-  std::string error;  // what was wrong (kError); the client gets a -32700/-32600 response
+  FrameError problem = FrameError::kNone;  // what was wrong (kError)
+  std::string error;  // the problem in words, for the client and the log (kError)
 };
 
 class FrameParser {
