@@ -447,6 +447,23 @@ TEST_CASE("a line only the fallback knows is named by the subsystem its words na
             .category == "ib");
 }
 
+TEST_CASE("a fallback rule without words reads the vocabulary of those with some", "[words]") {
+  Rule error = make("error", "process-crash", Role::kFallback, 0.2, "ERROR: ");
+  error.words = {{"cannot import name|undefined symbol", "version"}};
+  Rule exception = make("exception", "process-crash", Role::kFallback, 0.25,
+                        "^(?P<exception>[A-Z]\\w*Error): (?P<message>.+)$");
+  auto c = catalog({error, exception});
+  CHECK(run(c, "ImportError: cannot import name 'ReduceOp' from 'torch.distributed'\n")
+            .diagnoses.at(0)
+            .category == "version");
+  CHECK(run(c, "RuntimeError: the step failed\n").diagnoses.at(0).category == "process-crash");
+  // A rule that is not a fallback never takes the vocabulary.
+  Rule cause = make("cause", "cuda", Role::kCause, 0.6, "CUDA error: (?P<what>.+)");
+  auto cc = catalog({error, cause});
+  CHECK(run(cc, "CUDA error: undefined symbol cuLaunchKernelEx\n").diagnoses.at(0).category ==
+        "cuda");
+}
+
 TEST_CASE("a job on one host reads a network-or-shm result code as shared memory", "[scope]") {
   Rule table =
       make("table", "none", Role::kContext, 0.1,

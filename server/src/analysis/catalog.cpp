@@ -154,10 +154,19 @@ const RE2::Set* Catalog::Impl::get_set() {
 
 std::optional<std::string_view> Catalog::category_from_words(std::size_t rule,
                                                              std::string_view text) const {
-  if (rule >= impl_->words.size()) return std::nullopt;
-  const auto& words = impl_->words[rule];
-  for (std::size_t i = 0; i < words.size(); ++i)
-    if (RE2::PartialMatch(text, words[i]->get())) return rules_[rule].words[i].category;
+  if (rule >= impl_->words.size() || rules_[rule].role != Role::kFallback) return std::nullopt;
+  auto read = [&](std::size_t r) -> std::optional<std::string_view> {
+    const auto& words = impl_->words[r];
+    for (std::size_t i = 0; i < words.size(); ++i)
+      if (RE2::PartialMatch(text, words[i]->get())) return rules_[r].words[i].category;
+    return std::nullopt;
+  };
+  if (!rules_[rule].words.empty()) return read(rule);
+  // A fallback rule without a vocabulary of its own (an uncaught exception's last line) reads
+  // its line with the vocabulary of the fallback rules that have one, in catalog order.
+  for (std::size_t r = 0; r < rules_.size(); ++r)
+    if (rules_[r].role == Role::kFallback && !rules_[r].words.empty())
+      if (auto category = read(r)) return category;
   return std::nullopt;
 }
 

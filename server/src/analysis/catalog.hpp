@@ -60,7 +60,8 @@ class Catalog {
   const std::vector<Rule>& rules() const { return rules_; }
   const Rule* find(std::string_view id) const;
   // The category the words of `text` give a line of fallback rule `rule` (Rule::words: the
-  // first pattern that matches), or nothing.
+  // first pattern that matches; a fallback rule without words reads the vocabulary of those
+  // that have some), or nothing.
   std::optional<std::string_view> category_from_words(std::size_t rule,
                                                       std::string_view text) const;
 

@@ -395,7 +395,7 @@ std::vector<Reading> read_events(const Catalog& catalog, const std::vector<Event
     // A line only a fallback rule knows is named by the subsystem its own words name (an
     // unknown message about /dev/shm is a shared-memory failure), when its NCCL source file
     // did not already say.
-    if (reading.role == Role::kFallback && reading.category == r.category && !r.words.empty()) {
+    if (reading.role == Role::kFallback && reading.category == r.category) {
       std::string_view body =
           std::string_view(e.text).substr(std::min(e.source.body, e.text.size()));
       if (auto category = catalog.category_from_words(e.rule, body))
