@@ -29,8 +29,7 @@ Failure not_open(const std::string& uri) {
 
 AnalysisServer::AnalysisServer(const analysis::Catalog& catalog, Scheduler& scheduler,
                                AnalysisServerOptions options, Callbacks callbacks)
-    : catalog_(catalog),
-      options_(std::move(options)),
+    : options_(std::move(options)),
       callbacks_(std::move(callbacks)),
       features_(catalog),
       analyzer_(catalog, scan_on_every_core),

@@ -223,7 +223,6 @@ class AnalysisServer {
   void on_analysis(std::shared_ptr<const AnalysisRun> run, bool last);
   void answer_ready();
 
-  const analysis::Catalog& catalog_;
   AnalysisServerOptions options_;
   Callbacks callbacks_;
   FeatureServer features_;
