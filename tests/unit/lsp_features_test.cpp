@@ -41,19 +41,23 @@ struct OpenDoc {
   std::string uri, language, text;
 };
 
+// An AnalysisServer on its own loop. The loop's threads stop before the server goes: a
+// worker may still post to it.
+struct ServerOnLoop {
+  Scheduler loop;
+  AnalysisServer server;
+  explicit ServerOnLoop(AnalysisServerOptions o) : server(catalog(), loop, std::move(o), {}) {}
+  ~ServerOnLoop() { loop.shutdown(); }
+};
+
 // Code actions as the server computes them: through the AnalysisServer, which analyses the
 // open logs and plans the fixes on a worker (the topology from the log's folder only).
 std::vector<CodeActionItem> served_actions(std::vector<OpenDoc> docs, const std::string& uri,
                                            Range range) {
   AnalysisServerOptions o;
   o.topology = std::make_shared<fix::TopologyProvider>(/*live=*/false);
-  Scheduler loop;
-  AnalysisServer server(catalog(), loop, o, {});
-  // The loop's threads stop before the server goes: a worker may still post to it.
-  struct StopFirst {
-    Scheduler& loop;
-    ~StopFirst() { loop.shutdown(); }
-  } stop_first{loop};
+  ServerOnLoop on_loop(o);
+  AnalysisServer& server = on_loop.server;
   std::promise<std::vector<CodeActionItem>> done;
   server.post([&] {
     for (auto& d : docs) server.open(d.uri, d.language, 1, d.text);
@@ -388,13 +392,8 @@ TEST_CASE("features: a fix whose document moved on while it was planned is dropp
     if (first.exchange(false)) started.set_value();
     go.wait();
   };
-  Scheduler loop;
-  AnalysisServer server(catalog(), loop, o, {});
-  // The loop's threads stop before the server goes: a worker may still post to it.
-  struct StopFirst {
-    Scheduler& loop;
-    ~StopFirst() { loop.shutdown(); }
-  } stop_first{loop};
+  ServerOnLoop on_loop(o);
+  AnalysisServer& server = on_loop.server;
   std::promise<std::vector<CodeActionItem>> done;
   server.post([&] {
     server.open("file:///job/log.txt", "plaintext", 1, corpus("funasr-2006"));
