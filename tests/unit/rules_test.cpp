@@ -60,6 +60,11 @@ TEST_CASE("a valid rule loads with every field", "[rules]") {
   REQUIRE(rules::parse_rule(rules::rule_to_json(r), "y.json", again, ps));
   CHECK(again.patterns == r.patterns);
   CHECK(again.examples_no_match == r.examples_no_match);
+  // A finding that waits for a known failure keeps the flag through the writer.
+  r.role = analysis::Role::kFinding;
+  r.only_under_failure = true;
+  REQUIRE(rules::parse_rule(rules::rule_to_json(r), "z.json", again, ps));
+  CHECK(again.only_under_failure);
 }
 
 TEST_CASE("a rule's verdict loads and round-trips", "[rules][verdict]") {
@@ -138,6 +143,10 @@ TEST_CASE("invalid rules are reported with file, rule and field", "[rules]") {
        "field 'words[0].pattern': is required"},
       {with("\"role\": \"cause\"", "\"role\": \"fallback\", \"words\": {\"shm\": 1}"),
        "field 'words': must be a list"},
+      {with("\"indicates\": \"i\"", "\"indicates\": \"i\", \"only_under_failure\": true"),
+       "field 'only_under_failure': only a rule with role 'finding' waits for a known failure"},
+      {with("\"role\": \"cause\"", "\"role\": \"finding\", \"only_under_failure\": \"yes\""),
+       "field 'only_under_failure': must be true or false"},
   };
   for (const auto& c : cases) {
     INFO(c.text);
