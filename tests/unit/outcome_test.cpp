@@ -233,6 +233,41 @@ TEST_CASE("a crash report takes its category from its innermost recognised frame
   CHECK(k.diagnoses.front().category == "ib");
 }
 
+TEST_CASE("an uncaught exception takes its category from its traceback's frames", "[frames]") {
+  Rule exception = make("exception", "process-crash", Role::kFallback, 0.25,
+                        "^(?:\\[rank\\d+\\]: )?(?P<exception>[A-Z]\\w*Error): (?P<message>.+)$");
+  Rule plain = make("error", "process-crash", Role::kFallback, 0.2, "^ERROR: ");
+  Rule frame = make("frame-rdzv", "rendezvous", Role::kContext, 0.7,
+                    "File \"[^\"]*/torch/distributed/rendezvous\\.py\", line \\d+");
+  frame.decode = Decode::kFrame;
+  auto c = catalog({exception, plain, frame});
+  const std::string frames =
+      "Traceback (most recent call last):\n"
+      "  File \"/w/train.py\", line 9, in <module>\n"
+      "  File \"/py/torch/distributed/rendezvous.py\", line 176, in _create_c10d_store\n"
+      "  File \"/py/torch/_ops.py\", line 12, in __call__\n";
+  // The nearest placed frame above the exception, passing over frames nothing places.
+  auto a = run(c, frames + "RuntimeError: the peer went away\n");
+  REQUIRE_FALSE(a.diagnoses.empty());
+  CHECK(a.diagnoses.front().category == "rendezvous");
+  CHECK(initiating(a).line == 4);
+  CHECK_THAT(a.diagnoses.front().reasoning, Catch::Contains("raised in rendezvous code"));
+  // A frame below the exception, another rank's, or one too far above does not place it.
+  auto below = run(c, "RuntimeError: the peer went away\n" + frames);
+  CHECK(below.diagnoses.front().category == "process-crash");
+  auto other = run(c,
+                   "[rank1]:   File \"/py/torch/distributed/rendezvous.py\", line 176, in f\n"
+                   "[rank0]: RuntimeError: the peer went away\n");
+  CHECK(other.diagnoses.front().category == "process-crash");
+  std::string far = frames;
+  for (int i = 0; i < 60; ++i) far += "noise\n";
+  CHECK(run(c, far + "RuntimeError: the peer went away\n").diagnoses.front().category ==
+        "process-crash");
+  // A line that does not name an exception type is no traceback's end.
+  CHECK(run(c, frames + "ERROR: the peer went away\n").diagnoses.front().category ==
+        "process-crash");
+}
+
 TEST_CASE("a log that shows its job completing makes no failure of its error lines", "[outcome]") {
   Rule done = make("tests-done", "none", Role::kContext, 0.05, "Out of bounds values : 0 OK");
   done.success = true;

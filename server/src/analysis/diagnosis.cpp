@@ -243,6 +243,9 @@ struct Reading {
 // after "received signal".
 constexpr std::size_t kFrameWindow = 64;
 
+// How far above an uncaught exception's last line the frames of its traceback may stand.
+constexpr std::size_t kTracebackWindow = 48;
+
 // Both lines name their writer, and it is the same one (rank, or host and pid).
 bool same_writer(const Event& a, const Event& b) {
   if (a.source.rank && b.source.rank) return *a.source.rank == *b.source.rank;
@@ -287,6 +290,32 @@ void find_frame(const Catalog& catalog, const std::vector<Event>& events,
   for (auto it = first; it != frames.end(); ++it) {
     const Event& f = events[*it];
     if (f.file != c.file || f.line > c.line + kFrameWindow) break;
+    if (!same_process(c, f) || rules[f.rule].category == "process-crash") continue;
+    reading.category = rules[f.rule].category;
+    reading.frame_event = *it;
+    reading.frame_rule = f.rule;
+    return;
+  }
+}
+
+// The subsystem an uncaught exception was raised in: Python prints a traceback's frames
+// above the exception's last line, innermost last, so the nearest frame above it, in the same
+// file and process, that a frame rule places in a subsystem gives the category. Only frame
+// rules whose code raises nothing but that subsystem's failures (a rendezvous handler) are
+// written for Python, since a frame nothing places is passed over.
+void find_traceback_frame(const std::vector<Rule>& rules, const std::vector<Event>& events,
+                          const std::vector<std::size_t>& frames, std::size_t exception,
+                          Reading& reading) {
+  const Event& c = events[exception];
+  auto end =
+      std::lower_bound(frames.begin(), frames.end(), exception, [&](std::size_t f, std::size_t) {
+        const Event& e = events[f];
+        return e.file < c.file || (e.file == c.file && e.line < c.line);
+      });
+  for (auto it = end; it != frames.begin();) {
+    --it;
+    const Event& f = events[*it];
+    if (f.file != c.file || f.line + kTracebackWindow < c.line) break;
     if (!same_process(c, f) || rules[f.rule].category == "process-crash") continue;
     reading.category = rules[f.rule].category;
     reading.frame_event = *it;
@@ -401,6 +430,11 @@ std::vector<Reading> read_events(const Catalog& catalog, const std::vector<Event
       if (auto category = catalog.category_from_words(e.rule, body))
         reading.category = std::string(*category);
     }
+    // An uncaught exception (the line names its type) that its words did not place is placed
+    // by its traceback's frames.
+    if (reading.role == Role::kFallback && reading.category == r.category &&
+        !e.capture("exception").empty())
+      find_traceback_frame(rules, events, frames, out.size(), reading);
     // "retrying (34/34)": the last try of a retry loop failing is the failure itself; the
     // tries before it are only its symptoms.
     if (reading.role == Role::kSymptom && retries_exhausted(e)) reading.role = Role::kCause;
@@ -886,7 +920,9 @@ struct Diagnoser {
           {r.checks[c].text, c < state.checks_seen[d.rule].size() && state.checks_seen[d.rule][c]});
     d.reasoning = h.lead_reason;
     if (const auto& fr = readings[d.initiating]; fr.frame_rule) {
-      d.reasoning += std::string(d.reasoning.empty() ? "" : "; ") + "the crash happened in " +
+      const bool raised = fr.role == Role::kFallback;
+      d.reasoning += std::string(d.reasoning.empty() ? "" : "; ") +
+                     (raised ? "the exception was raised in " : "the crash happened in ") +
                      d.category + " code: " +
                      (fr.frame_event ? "its innermost recognised frame is line " +
                                            std::to_string(events[*fr.frame_event].line + 1)
