@@ -44,6 +44,7 @@ struct Catalog::Impl {
   std::vector<CompiledPattern> patterns;
   std::vector<std::vector<Regex>> excludes;  // per rule
   std::vector<std::vector<Regex>> words;     // per rule: Rule::words' patterns
+  std::vector<std::size_t> vocabulary;       // the fallback rules with words, in catalog order
   bool any = false;
   std::vector<std::string> set_patterns;  // every pattern added to `set`, in Set order
 
@@ -129,6 +130,7 @@ Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* err
     }
     impl.excludes[ri] = std::move(c.excludes);
     impl.words[ri] = std::move(c.words);
+    if (r.role == Role::kFallback && !r.words.empty()) impl.vocabulary.push_back(ri);
     for (std::size_t ci = 0; ci < r.checks.size(); ++ci)
       for (std::size_t e = 0; e < r.checks[ci].evidence.size(); ++e) {
         impl.entries.push_back({std::string::npos, ri, ci, std::move(c.evidence[ci][e])});
@@ -164,9 +166,8 @@ std::optional<std::string_view> Catalog::category_from_words(std::size_t rule,
   if (!rules_[rule].words.empty()) return read(rule);
   // A fallback rule without a vocabulary of its own (an uncaught exception's last line) reads
   // its line with the vocabulary of the fallback rules that have one, in catalog order.
-  for (std::size_t r = 0; r < rules_.size(); ++r)
-    if (rules_[r].role == Role::kFallback && !rules_[r].words.empty())
-      if (auto category = read(r)) return category;
+  for (std::size_t r : impl_->vocabulary)
+    if (auto category = read(r)) return category;
   return std::nullopt;
 }
 

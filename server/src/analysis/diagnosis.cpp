@@ -259,6 +259,28 @@ bool same_process(const Event& a, const Event& b) {
   return a.source.host.empty() || b.source.host.empty() || a.source.host == b.source.host;
 }
 
+// The first of `frames` (in (file, line) order) below the line of event `c`.
+std::vector<std::size_t>::const_iterator frames_after(const std::vector<Event>& events,
+                                                      const std::vector<std::size_t>& frames,
+                                                      const Event& c) {
+  return std::lower_bound(frames.begin(), frames.end(), 0, [&](std::size_t f, int) {
+    const Event& e = events[f];
+    return e.file < c.file || (e.file == c.file && e.line <= c.line);
+  });
+}
+
+// Whether the frame event `frame`, of the same process as `c`, places `c` in a subsystem more
+// specific than "a crash"; if so, `reading` takes its category and remembers the frame.
+bool placed_by_frame(const std::vector<Rule>& rules, const std::vector<Event>& events,
+                     const Event& c, std::size_t frame, Reading& reading) {
+  const Event& f = events[frame];
+  if (!same_process(c, f) || rules[f.rule].category == "process-crash") return false;
+  reading.category = rules[f.rule].category;
+  reading.frame_event = frame;
+  reading.frame_rule = f.rule;
+  return true;
+}
+
 // The subsystem a crash happened in, from the frames of its report (rules with decode
 // "frame"): a frame rule matching the crash line itself (the kernel names the library on
 // it), else the first frame below the line, in the same file and process, that names a
@@ -282,19 +304,10 @@ void find_frame(const Catalog& catalog, const std::vector<Event>& events,
     reading.frame_rule = best->rule;
     return;
   }
-  auto first =
-      std::lower_bound(frames.begin(), frames.end(), crash, [&](std::size_t f, std::size_t) {
-        const Event& e = events[f];
-        return e.file < c.file || (e.file == c.file && e.line <= c.line);
-      });
-  for (auto it = first; it != frames.end(); ++it) {
+  for (auto it = frames_after(events, frames, c); it != frames.end(); ++it) {
     const Event& f = events[*it];
     if (f.file != c.file || f.line > c.line + kFrameWindow) break;
-    if (!same_process(c, f) || rules[f.rule].category == "process-crash") continue;
-    reading.category = rules[f.rule].category;
-    reading.frame_event = *it;
-    reading.frame_rule = f.rule;
-    return;
+    if (placed_by_frame(rules, events, c, *it, reading)) return;
   }
 }
 
@@ -307,20 +320,11 @@ void find_traceback_frame(const std::vector<Rule>& rules, const std::vector<Even
                           const std::vector<std::size_t>& frames, std::size_t exception,
                           Reading& reading) {
   const Event& c = events[exception];
-  auto end =
-      std::lower_bound(frames.begin(), frames.end(), exception, [&](std::size_t f, std::size_t) {
-        const Event& e = events[f];
-        return e.file < c.file || (e.file == c.file && e.line < c.line);
-      });
-  for (auto it = end; it != frames.begin();) {
+  for (auto it = frames_after(events, frames, c); it != frames.begin();) {
     --it;
     const Event& f = events[*it];
     if (f.file != c.file || f.line + kTracebackWindow < c.line) break;
-    if (!same_process(c, f) || rules[f.rule].category == "process-crash") continue;
-    reading.category = rules[f.rule].category;
-    reading.frame_event = *it;
-    reading.frame_rule = f.rule;
-    return;
+    if (placed_by_frame(rules, events, c, *it, reading)) return;
   }
 }
 
@@ -424,17 +428,16 @@ std::vector<Reading> read_events(const Catalog& catalog, const std::vector<Event
     // A line only a fallback rule knows is named by the subsystem its own words name (an
     // unknown message about /dev/shm is a shared-memory failure), when its NCCL source file
     // did not already say.
+    // An uncaught exception (the line names its type) that its words did not place is placed
+    // by its traceback's frames.
     if (reading.role == Role::kFallback && reading.category == r.category) {
       std::string_view body =
           std::string_view(e.text).substr(std::min(e.source.body, e.text.size()));
       if (auto category = catalog.category_from_words(e.rule, body))
         reading.category = std::string(*category);
+      if (reading.category == r.category && !e.capture("exception").empty())
+        find_traceback_frame(rules, events, frames, out.size(), reading);
     }
-    // An uncaught exception (the line names its type) that its words did not place is placed
-    // by its traceback's frames.
-    if (reading.role == Role::kFallback && reading.category == r.category &&
-        !e.capture("exception").empty())
-      find_traceback_frame(rules, events, frames, out.size(), reading);
     // "retrying (34/34)": the last try of a retry loop failing is the failure itself; the
     // tries before it are only its symptoms.
     if (reading.role == Role::kSymptom && retries_exhausted(e)) reading.role = Role::kCause;

@@ -84,8 +84,7 @@ std::string catalog_markdown(const std::vector<analysis::Rule>& rules) {
              "line it printed before is no failure.";
       if (r->only_under_failure)
         o << " What a working job shows too: not listed as a finding, only a hypothesis when the "
-             "job "
-             "is known to have failed and no line shows why.";
+             "job is known to have failed and no line shows why.";
       if (r->decode == analysis::Decode::kFrame)
         o << " A stack frame: a crash report whose innermost frame this is takes this category.";
       o << "\n\n" << r->indicates << "\n";

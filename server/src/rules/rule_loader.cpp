@@ -168,18 +168,24 @@ void read_identity(const json& j, Reader& r, analysis::Rule& rule) {
     else
       rule.benign = it->get<bool>();
   }
-  // What a context line shows about the job (success, progress): a flag of context rules.
-  auto context_flag = [&](const char* field, bool& out) {
+  // A flag that only rules of one role may set: `why` says so when another sets it.
+  auto role_flag = [&](const char* field, bool& out, analysis::Role role, const std::string& why) {
     auto it = j.find(field);
     if (it == j.end()) return;
     if (!it->is_boolean()) return r.fail(field, "must be true or false");
     out = it->get<bool>();
-    if (out && rule.role != analysis::Role::kContext)
-      r.fail(field, std::string("a line that shows ") + field + " has role 'context'");
+    if (out && rule.role != role) r.fail(field, why);
+  };
+  // What a context line shows about the job (success, progress, members).
+  auto context_flag = [&](const char* field, bool& out) {
+    role_flag(field, out, analysis::Role::kContext,
+              std::string("a line that shows ") + field + " has role 'context'");
   };
   context_flag("success", rule.success);
   context_flag("progress", rule.progress);
   context_flag("members", rule.members);
+  role_flag("only_under_failure", rule.only_under_failure, analysis::Role::kFinding,
+            "only a rule with role 'finding' waits for a known failure");
   rule.on_one_host = r.str(j, "on_one_host", "on_one_host", false);
   if (!rule.on_one_host.empty() && !analysis::is_category(rule.on_one_host))
     r.fail("on_one_host", "'" + rule.on_one_host + "' is not a category");
@@ -373,14 +379,6 @@ void read_explains_and_decode(const json& j, Reader& r, analysis::Rule& rule) {
     if (!analysis::is_category(c)) r.fail("explains", "'" + c + "' is not a category of the taxonomy");
   if (!rule.explains.empty() && rule.role != analysis::Role::kFinding)
     r.fail("explains", "only a rule with role 'finding' explains other categories");
-  if (auto it = j.find("only_under_failure"); it != j.end()) {
-    if (!it->is_boolean())
-      r.fail("only_under_failure", "must be true or false");
-    else
-      rule.only_under_failure = it->get<bool>();
-    if (rule.only_under_failure && rule.role != analysis::Role::kFinding)
-      r.fail("only_under_failure", "only a rule with role 'finding' waits for a known failure");
-  }
   std::string decode = r.str(j, "decode", "decode", false);
   if (decode == "exit-status")
     rule.decode = analysis::Decode::kExitStatus;
