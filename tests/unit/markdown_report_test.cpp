@@ -7,6 +7,7 @@
 
 #include "analysis/analyze.hpp"
 #include "builtin_catalog.hpp"
+#include "report/report.hpp"
 
 using namespace ff;
 

@@ -100,7 +100,7 @@ class AnalysisServer {
   struct Callbacks {
     // A document's diagnostics for a version (after each analysis that changed what it
     // shows), and the end of a closed log's diagnostics.
-    std::function<void(const FeatureServer::Publication&)> publish;
+    std::function<void(const Publication&)> publish;
     std::function<void(const std::string& uri)> clear;
   };
   // `scheduler` must outlive it, and be shut down (Scheduler::shutdown) before it is

@@ -7,6 +7,7 @@
 #include "fix/engine.hpp"
 #include "lsp/uri.hpp"
 #include "report/markdown_report.hpp"
+#include "report/report.hpp"
 
 namespace ff::lsp {
 

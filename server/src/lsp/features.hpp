@@ -38,8 +38,6 @@ namespace ff::lsp {
 
 class FeatureServer {
  public:
-  using Publication = lsp::Publication;
-
   explicit FeatureServer(const analysis::Catalog& catalog) : catalog_(catalog) {}
 
   const analysis::Catalog& catalog() const { return catalog_; }

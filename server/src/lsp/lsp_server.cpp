@@ -35,7 +35,7 @@ LspServer::LspServer(const analysis::Catalog& catalog, ServerOptions options, Tr
   core.before_analysis = options_.before_analysis;
   core.before_work = options_.before_work;
   AnalysisServer::Callbacks callbacks;
-  callbacks.publish = [this](const FeatureServer::Publication& p) { publish(p); };
+  callbacks.publish = [this](const Publication& p) { publish(p); };
   callbacks.clear = [this](const std::string& uri) {
     published_.forget(uri);
     // A pulling client forgets a closed document's diagnostics itself.
@@ -339,7 +339,7 @@ void LspServer::request_refresh() {
   });
 }
 
-void LspServer::publish(const FeatureServer::Publication& p) {
+void LspServer::publish(const Publication& p) {
   if (exited_) return;  // nothing is sent after exit
   if (pull_diagnostics_ && !core_->is_disk_file(p.uri)) return request_refresh();
   if (mask_host_names_)

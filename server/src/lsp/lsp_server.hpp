@@ -171,7 +171,7 @@ class LspServer final : public MessageReceiver {
   void verification_command(const ExecuteCommandParams& p, const CancelToken& token,
                             Callback<json> cb);
 
-  void publish(const FeatureServer::Publication& p);
+  void publish(const Publication& p);
   void push_empty(const std::string& uri);
   // Pull mode: one workspace/diagnostic/refresh after the publications of an analysis.
   void request_refresh();

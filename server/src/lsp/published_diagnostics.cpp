@@ -11,7 +11,7 @@ namespace ff::lsp {
 
 using json = nlohmann::json;
 
-std::string PublishedDiagnostics::message(const FeatureServer::Publication& p) {
+std::string PublishedDiagnostics::message(const Publication& p) {
   auto t0 = std::chrono::steady_clock::now();
   auto& cache = rendered_[p.uri];
   std::vector<std::pair<DiagnosticItem, std::string>> now;

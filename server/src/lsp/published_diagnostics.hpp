@@ -18,7 +18,7 @@ class PublishedDiagnostics {
  public:
   // The whole notification (a JSON-RPC message body) publishing `p`, the same text
   // nlohmann would give for it; remembers `p` for the next publication of its document.
-  std::string message(const FeatureServer::Publication& p);
+  std::string message(const Publication& p);
   // The document was closed or its diagnostics cleared: nothing of it is reused.
   void forget(const std::string& uri) { rendered_.erase(uri); }
 

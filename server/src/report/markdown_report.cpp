@@ -17,10 +17,6 @@ std::string who_printed(const analysis::Event& e) {
   return {};
 }
 
-std::string percent(double share) {
-  return std::to_string(static_cast<int>(share * 100 + 0.5)) + "%";
-}
-
 namespace {
 
 void checks_markdown(std::ostringstream& md, const analysis::Rule& rule, std::size_t r,

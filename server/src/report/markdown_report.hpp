@@ -26,9 +26,6 @@ std::string catalog_link(const std::string& docs_base, const std::string& rule_i
 // Who printed an event's line, as the reports say it: "rank N", else "host H", else empty.
 std::string who_printed(const analysis::Event& e);
 
-// A share (0 to 1) as a whole percentage: "90%".
-std::string percent(double share);
-
 // A rule as Markdown: title, id, category, `role` when the section is about one line, what
 // it indicates, its checks (those in `checks_seen` ticked; none ticked without it), its fix,
 // its verification command and its catalog link.

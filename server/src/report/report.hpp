@@ -58,4 +58,7 @@ std::string ras_text(const std::vector<RasInput>& inputs, bool color);
 // The link of a rule's entry in the public catalog page.
 std::string catalog_anchor(const std::string& rule_id);
 
+// A share (0 to 1) as a whole percentage, as every report prints a confidence: "90%".
+std::string percent(double share);
+
 }  // namespace ff::report

@@ -5,6 +5,10 @@
 
 namespace ff::report {
 
+std::string percent(double share) {
+  return std::to_string(static_cast<int>(share * 100 + 0.5)) + "%";
+}
+
 namespace {
 
 struct Style {
@@ -110,7 +114,7 @@ std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& 
   const auto& r = rules[d.rule];
   const auto& e = a.events[d.initiating];
   o << st.red() << "Root cause: " << (d.headline.empty() ? r.title : d.headline) << st.reset()
-    << "  [" << d.category << ", " << static_cast<int>(d.confidence * 100 + 0.5) << "% confidence ("
+    << "  [" << d.category << ", " << percent(d.confidence) << " confidence ("
     << (d.confidence >= analysis::kLikelyConfidence ? "likely" : "possible") << "), rule " << r.id
     << "]\n";
   std::string w = who(e);
@@ -166,8 +170,8 @@ std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& 
     o << "\n" << st.bold() << "Other hypotheses:" << st.reset() << "\n";
     for (std::size_t k = 1; k < a.diagnoses.size() && k < 6; ++k) {
       const auto& h = a.diagnoses[k];
-      o << "  " << static_cast<int>(h.confidence * 100 + 0.5) << "%  " << h.category << ": "
-        << rules[h.rule].title << " (" << where(a, a.events[h.initiating]) << ")\n";
+      o << "  " << percent(h.confidence) << "  " << h.category << ": " << rules[h.rule].title
+        << " (" << where(a, a.events[h.initiating]) << ")\n";
     }
   }
   if (!r.related.empty()) {
