@@ -322,3 +322,41 @@ TEST_CASE("warnings no rule knows are no failure alone, and lead under one", "[o
   REQUIRE_FALSE(shown.diagnoses.empty());
   CHECK(shown.diagnoses[0].category == "process-crash");
 }
+
+TEST_CASE("outcome: a line that says in words that a subsystem failed leads a known failure",
+          "[outcome]") {
+  Rule err = make("err", "process-crash", Role::kFallback, 0.2, "ERROR");
+  err.words = {{"/dev/shm|shared memory", "shm"}, {"ibv_|infiniband", "ib"}};
+  Rule worded = make("worded", "process-crash", Role::kFallback, 0.1,
+                     "(?i)\\b(?:failed|could not|unable to)\\b");
+  worded.only_under_failure = true;
+  auto c = catalog({err, worded, make("timeout", "straggler", Role::kSymptom, 0.5, "Watchdog")});
+  const std::string log =
+      "step 10 loss 1.2\n"
+      "worker 3: could not open /dev/infiniband/uverbs0, retrying\n"
+      "the data loader could not open shard 7\n"
+      "step 11 loss 1.1\n";
+  // A working job prints such lines too: nothing, not even a finding.
+  auto plain = run(c, log);
+  CHECK(plain.diagnoses.empty());
+  CHECK(plain.findings.empty());
+  // Known to have failed: the earliest placed line leads; the unplaced one says nothing.
+  auto a = run_as(c, log, failed());
+  REQUIRE(a.diagnoses.size() == 1);
+  CHECK(a.diagnoses.front().category == "ib");
+  CHECK(initiating(a).line == 1);
+  CHECK_THAT(a.diagnoses.front().reasoning, Catch::Contains("in words"));
+  // A line that names no subsystem is no lead: the failure stays unexplained.
+  auto unplaced = run_as(c, "the data loader could not open shard 7\n", failed());
+  CHECK(unplaced.diagnoses.empty());
+  CHECK(unplaced.unexplained);
+  // A timeout in the log shows the failure, and the worded line before it leads it.
+  auto t = run(c, log + "[Rank 1] Watchdog caught collective operation timeout\n");
+  REQUIRE_FALSE(t.diagnoses.empty());
+  CHECK(t.diagnoses.front().category == "ib");
+  // An error-level line no rule knows outranks words alone.
+  auto e = run_as(c, "ERROR: step 3 failed\n" + log, failed());
+  REQUIRE_FALSE(e.diagnoses.empty());
+  CHECK(e.diagnoses.front().category == "process-crash");
+  CHECK(initiating(e).line == 0);
+}

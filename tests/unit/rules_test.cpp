@@ -144,7 +144,8 @@ TEST_CASE("invalid rules are reported with file, rule and field", "[rules]") {
       {with("\"role\": \"cause\"", "\"role\": \"fallback\", \"words\": {\"shm\": 1}"),
        "field 'words': must be a list"},
       {with("\"indicates\": \"i\"", "\"indicates\": \"i\", \"only_under_failure\": true"),
-       "field 'only_under_failure': only a rule with role 'finding' waits for a known failure"},
+       "field 'only_under_failure': only a rule with role 'finding' or 'fallback' waits for a "
+       "known failure"},
       {with("\"role\": \"cause\"", "\"role\": \"finding\", \"only_under_failure\": \"yes\""),
        "field 'only_under_failure': must be true or false"},
   };

@@ -540,6 +540,10 @@ struct Diagnoser {
   const JobOutcome& outcome;
   const std::vector<Reading> readings;
   std::vector<std::size_t> causes, summaries, symptoms, fallbacks, findings;
+  // Lines that report a failure only in words (no level, no rule), placed in a subsystem by
+  // the catalog's vocabulary: a lead only when the job is known to have failed and no
+  // error-level line no rule knows came first (add_symptoms_and_first_error).
+  std::vector<std::size_t> worded;
   std::map<std::size_t, std::vector<std::size_t>> by_rule;
   std::map<std::size_t, CrossRankFinding> crossrank;
   std::map<std::string, Hypothesis> hyps;
@@ -582,7 +586,10 @@ struct Diagnoser {
           findings.push_back(i);
           continue;
         case Role::kFallback:
-          fallbacks.push_back(i);
+          if (!rules[events[i].rule].only_under_failure)
+            fallbacks.push_back(i);
+          else if (rd.category != rules[events[i].rule].category)
+            worded.push_back(i);  // unplaced: words of failure that name no subsystem
           continue;
         case Role::kCause:
           (rd.summary ? summaries : causes).push_back(i);
@@ -731,6 +738,19 @@ struct Diagnoser {
       for (std::size_t i : fallbacks)
         if (!first_fallback || happened_before(events[i], events[*first_fallback]))
           first_fallback = i;
+    // The job failed (its user says so, or a timeout shows it) and no error-level line names
+    // a fault: the earliest line that says in words that something of a subsystem failed
+    // ("could not open /dev/infiniband/uverbs0") is the lead there is.
+    const bool failure_shown =
+        outcome.known_failure() ||
+        std::any_of(symptoms.begin(), symptoms.end(), [&](std::size_t i) { return !info(i); });
+    bool by_words = false;
+    if (!first_fallback && failure_shown)
+      for (std::size_t i : worded)
+        if (!first_fallback || happened_before(events[i], events[*first_fallback])) {
+          first_fallback = i;
+          by_words = true;
+        }
     double best_symptom = 0;
     std::optional<std::size_t> first_symptom;
     for (std::size_t i : symptoms) {
@@ -739,7 +759,13 @@ struct Diagnoser {
       best_symptom = std::max(best_symptom, weight(i) * kSymptomDiscount);
       if (!first_symptom || happened_before(events[i], events[*first_symptom])) first_symptom = i;
     }
-    if (first_fallback) add_first_error(*first_fallback, lone, first_symptom, best_symptom);
+    if (!first_fallback) return;
+    add_first_error(*first_fallback, lone, first_symptom, best_symptom);
+    Hypothesis& h = hyps[readings[*first_fallback].category];
+    if (by_words && h.lead == first_fallback)
+      h.lead_reason =
+          "no rule and no error-level line names this failure; the earliest line that reports "
+          "a failure in words, placed by the subsystem it names";
   }
 
   // Nothing specific: the first error-level line is the best lead there is, ahead of the

@@ -82,7 +82,11 @@ std::string catalog_markdown(const std::vector<analysis::Rule>& rules) {
       if (r->progress)
         o << " Shows that its process went on working: without a known failure, a generic error "
              "line it printed before is no failure.";
-      if (r->only_under_failure)
+      if (r->only_under_failure && r->role == analysis::Role::kFallback)
+        o << " Words, not a level: a line it matches leads only when the job is known to have "
+             "failed, the catalog's vocabulary places the line in a subsystem, and no error-level "
+             "line came first.";
+      else if (r->only_under_failure)
         o << " What a working job shows too: not listed as a finding, only a hypothesis when the "
              "job is known to have failed and no line shows why.";
       if (r->decode == analysis::Decode::kFrame)

@@ -184,8 +184,11 @@ void read_identity(const json& j, Reader& r, analysis::Rule& rule) {
   context_flag("success", rule.success);
   context_flag("progress", rule.progress);
   context_flag("members", rule.members);
-  role_flag("only_under_failure", rule.only_under_failure, analysis::Role::kFinding,
-            "only a rule with role 'finding' waits for a known failure");
+  // An observation (finding) or a wording no rule knows (fallback) may wait for a failure.
+  const analysis::Role waits =
+      rule.role == analysis::Role::kFallback ? analysis::Role::kFallback : analysis::Role::kFinding;
+  role_flag("only_under_failure", rule.only_under_failure, waits,
+            "only a rule with role 'finding' or 'fallback' waits for a known failure");
   rule.on_one_host = r.str(j, "on_one_host", "on_one_host", false);
   if (!rule.on_one_host.empty() && !analysis::is_category(rule.on_one_host))
     r.fail("on_one_host", "'" + rule.on_one_host + "' is not a category");
