@@ -87,6 +87,40 @@ TEST_CASE("ranks that disagree on OpType: the minority rank is the lead", "[diag
   CHECK(initiating(d).source.rank == 0);
 }
 
+TEST_CASE("sequence numbers are compared within one process group", "[diagnosis]") {
+  Rule wd = make("wd", "straggler", Role::kSymptom, 0.5,
+                 "\\[(?:PG (?P<pg>[^\\]]*?) )?Rank (?P<rank>\\d+)\\] Watchdog caught collective "
+                 "operation timeout: WorkNCCL\\(SeqNum=(?P<seq>\\d+), OpType=(?P<op>\\w+)");
+  wd.cross_rank = CrossRank{{"op", "seq"}, "collective-mismatch", "pg"};
+  auto c = catalog({wd});
+  auto line = [](std::string pg, int rank, int seq) {
+    return "[" + (pg.empty() ? "" : "PG " + pg + " ") + "Rank " + std::to_string(rank) +
+           "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=" +
+           std::to_string(seq) + ", OpType=ALLREDUCE)\n";
+  };
+  // Two groups count apart: group 3 agrees on 40 however far group 0 has gone, and in group
+  // 0 rank 1 lags.
+  auto a = run(c, line("0", 0, 900) + line("3", 0, 40) + line("0", 1, 899) + line("3", 1, 40) +
+                      line("0", 2, 900) + line("3", 2, 40));
+  REQUIRE_FALSE(a.diagnoses.empty());
+  CHECK(a.diagnoses[0].category == "collective-mismatch");
+  CHECK(initiating(a).source.rank == 1);
+  CHECK_THAT(a.diagnoses[0].reasoning, Catch::Contains("seq=899"));
+  // Every group agrees within itself: no desync, whatever the numbers across groups.
+  auto b = run(c, line("0", 0, 900) + line("3", 0, 40) + line("0", 1, 900) + line("3", 1, 40));
+  REQUIRE_FALSE(b.diagnoses.empty());
+  CHECK(b.diagnoses[0].category == "straggler");
+  // No group printed, and a rank at two positions (old PyTorch, several groups timing out):
+  // its numbers cannot be compared with another rank's.
+  auto d = run(c, line("", 0, 96117) + line("", 0, 96125) + line("", 7, 64088));
+  REQUIRE_FALSE(d.diagnoses.empty());
+  CHECK(d.diagnoses[0].category == "straggler");
+  // One position per rank without a group: compared as before.
+  auto e = run(c, line("", 0, 12) + line("", 1, 11) + line("", 2, 12));
+  REQUIRE_FALSE(e.diagnoses.empty());
+  CHECK(e.diagnoses[0].category == "collective-mismatch");
+}
+
 TEST_CASE("an outlier without a category change still leads (fewest enqueued)", "[diagnosis]") {
   Rule hb = make("hb", "straggler", Role::kSymptom, 0.45,
                  "Heartbeat monitor timed out!.*workMetaList_\\.size\\(\\)=(?P<pending>\\d+)");

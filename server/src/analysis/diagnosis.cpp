@@ -73,13 +73,13 @@ struct CrossRankFinding {
   std::size_t participants = 0;
 };
 
-// Compares one rule's events across ranks on the rule's cross-rank keys. Most ranks are
-// healthy; the outlier is the story.
-std::optional<CrossRankFinding> compare_across_ranks(const std::vector<Event>& events,
-                                                     const std::vector<std::size_t>& of_rule,
-                                                     const CrossRank& spec) {
+// Compares one rule's events across ranks on the rule's cross-rank keys, within one group
+// of lines (one process group). Most ranks are healthy; the outlier is the story.
+std::optional<CrossRankFinding> compare_group(const std::vector<Event>& events,
+                                              const std::vector<std::size_t>& of_group,
+                                              const CrossRank& spec, bool group_known) {
   // First event per participant, in time order.
-  std::vector<std::size_t> sorted = of_rule;
+  std::vector<std::size_t> sorted = of_group;
   std::sort(sorted.begin(), sorted.end(),
             [&](std::size_t a, std::size_t b) { return happened_before(events[a], events[b]); });
   std::map<std::string, std::size_t> first;
@@ -90,7 +90,19 @@ std::optional<CrossRankFinding> compare_across_ranks(const std::vector<Event>& e
     if (first.emplace(p, i).second) members.push_back(i);
   }
   if (members.size() < 2) return std::nullopt;
+  // One participant at two positions, with nothing that names the group of each line: the
+  // lines may come from several process groups, whose sequence numbers are unrelated (old
+  // PyTorch prints no group), so no position can be compared with another rank's.
+  auto self_disagrees = [&](const std::string& key) {
+    if (group_known) return false;
+    for (std::size_t i : sorted) {
+      auto v = events[i].capture(key);
+      if (!v.empty() && events[first[participant(events[i])]].capture(key) != v) return true;
+    }
+    return false;
+  };
   for (const auto& key : spec.keys) {
+    if (self_disagrees(key)) continue;
     std::map<std::string, std::vector<std::size_t>> by_value;
     for (std::size_t i : members) {
       auto v = events[i].capture(key);
@@ -133,6 +145,24 @@ std::optional<CrossRankFinding> compare_across_ranks(const std::vector<Event>& e
                             members.size()};
   }
   return std::nullopt;
+}
+
+// A rule's events compared across ranks, separately for each value of the `within` capture
+// (a process group's id: sequence numbers count per group). The largest group that shows an
+// outlier speaks.
+std::optional<CrossRankFinding> compare_across_ranks(const std::vector<Event>& events,
+                                                     const std::vector<std::size_t>& of_rule,
+                                                     const CrossRank& spec) {
+  std::map<std::string, std::vector<std::size_t>> groups;
+  for (std::size_t i : of_rule)
+    groups[spec.within.empty() ? std::string() : std::string(events[i].capture(spec.within))]
+        .push_back(i);
+  std::optional<CrossRankFinding> best;
+  for (const auto& [group, lines] : groups) {
+    auto f = compare_group(events, lines, spec, !group.empty());
+    if (f && (!best || f->participants > best->participants)) best = f;
+  }
+  return best;
 }
 
 // A rule's `agree` value across the job (rule.hpp, Agreement): the lead of a disagreement

@@ -77,9 +77,12 @@ struct Related {
 // The rank whose value is in the minority (ties: the smallest number, i.e. the one lagging)
 // is the lead. When `mismatch_category` is set and values differ, the diagnosis becomes that
 // category (ranks disagreeing on SeqNum/OpType is a desync, not a slow rank).
+// `within` names a capture that separates lines into groups compared apart (the process
+// group a line speaks for: its sequence numbers count within that group only).
 struct CrossRank {
   std::vector<std::string> keys;
   std::string mismatch_category;
+  std::string within;
 };
 
 // A value every line of this rule must agree on across the whole job (the NCCL release each
