@@ -9,6 +9,7 @@
 #include <set>
 
 #include "analysis/exit_status.hpp"
+#include "analysis/known_bugs.hpp"
 #include "analysis/nccl_source.hpp"
 
 namespace ff::analysis {
@@ -33,6 +34,12 @@ constexpr double kFindingUnderFailure = 0.7;
 // Rules below this weight match a generic word (a syscall, "internal error"), not one
 // component's message (docs/RULES.md: generic signatures weigh 0.2-0.4).
 constexpr double kGenericWeight = 0.5;
+// A known bug of the job's release that produces the failure the log shows only through generic
+// evidence leads it: at least at this score, and above every such hypothesis by the margin.
+constexpr double kKnownBugLead = 0.6;
+constexpr double kKnownBugMargin = 0.05;
+// Beside a specific cause it produces too, it is listed below it, at this share of its score.
+constexpr double kKnownBugBeside = 0.5;
 
 bool comparable_times(const Event& a, const Event& b) {
   if (a.source.time_kind == TimeKind::kNone || a.source.time_kind != b.source.time_kind)
@@ -253,6 +260,7 @@ struct Hypothesis {
   std::optional<std::size_t> lead;  // forced initiating event (cross-rank outlier)
   std::string lead_reason;
   bool from_symptoms = false;
+  std::optional<std::size_t> known_bug;  // index in the lead's rule's known_bugs
 };
 
 // What one event says, once its rule and captures are read: most events say what their
@@ -275,6 +283,20 @@ constexpr std::size_t kFrameWindow = 64;
 
 // How far above an uncaught exception's last line the frames of its traceback may stand.
 constexpr std::size_t kTracebackWindow = 48;
+
+// The kind of failure the outcome alone says: a hang is `straggler`; an exit status that
+// decodes to a failure (139: SIGSEGV, a crash) its category; anything else, none.
+std::optional<std::string> outcome_category(const JobOutcome& outcome) {
+  if (outcome.hung()) return "straggler";
+  if (!outcome.exit_code || *outcome.exit_code == 0) return std::nullopt;
+  const std::string code = std::to_string(*outcome.exit_code);
+  auto status =
+      *outcome.exit_code < 0 ? decode_exit_status({}, code, {}) : decode_exit_status({}, {}, code);
+  if (!status) return std::nullopt;
+  ExitReading x = read_exit_status(*status, false, false);
+  if (x.category.empty() || x.role != Role::kCause) return std::nullopt;
+  return x.category;
+}
 
 // Both lines name their writer, and it is the same one (rank, or host and pid).
 bool same_writer(const Event& a, const Event& b) {
@@ -849,6 +871,95 @@ struct Diagnoser {
     unexplaining.clear();
   }
 
+  // Whether a hypothesis rests on generic evidence only: symptoms (a hang, a watchdog
+  // timeout), error lines no rule names, launchers' summaries, observations, or a crash that
+  // no frame placed. A known bug of the job's release may explain such a failure better than
+  // its own lines do; never a line a specific rule names.
+  bool generic_evidence(const Hypothesis& h) const {
+    if (h.from_symptoms || h.category == "process-crash" || h.category == "straggler" ||
+        h.category == "remote-peer")
+      return true;
+    return std::all_of(h.events.begin(), h.events.end(), [&](std::size_t i) {
+      const Reading& rd = readings[i];
+      return rd.role == Role::kFallback || rd.role == Role::kFinding || rd.summary;
+    });
+  }
+
+  // The lines stating a release with known bugs, per bug (rule, index), in log order.
+  std::map<std::pair<std::size_t, std::size_t>, std::vector<std::size_t>> known_bug_lines() const {
+    std::map<std::pair<std::size_t, std::size_t>, std::vector<std::size_t>> lines;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      const Rule& r = rules[events[i].rule];
+      if (r.known_bugs.empty()) continue;
+      for (std::size_t b : bugs_of_release(r, events[i].capture("version")))
+        lines[{events[i].rule, b}].push_back(i);
+    }
+    return lines;
+  }
+
+  // A known bug of the release the log states (rule.hpp, KnownBug) becomes a hypothesis when
+  // the job failed in a way it produces: ahead of the failure's own lines when they are all
+  // generic, below them when a specific cause it can produce is there. A log showing no
+  // failure, or one the bug cannot produce, says nothing of it. Runs last: it weighs the
+  // hypotheses every other phase made.
+  void add_known_bugs() {
+    const auto lines = known_bug_lines();
+    if (lines.empty() || (hyps.empty() && !outcome.known_failure())) return;
+    std::set<std::string> generic_cats, all_cats;
+    double generic_best = 0, specific_best = 0;
+    for (const auto& [cat, h] : hyps) {
+      all_cats.insert(cat);
+      if (generic_evidence(h)) {
+        generic_cats.insert(cat);
+        generic_best = std::max(generic_best, h.score);
+      } else {
+        specific_best = std::max(specific_best, h.score);
+      }
+    }
+    // A failure known from the outcome alone: a hang, or what its exit status says (a crash
+    // signal); a plain "failed" names no kind of failure, so no bug explains it.
+    if (hyps.empty()) {
+      if (auto cat = outcome_category(outcome)) generic_cats.insert(*cat);
+    }
+    const bool specific = specific_best > 0;
+    for (const auto& [key, idx] : lines) {
+      const KnownBug& bug = rules[key.first].known_bugs[key.second];
+      const auto& failing = specific ? all_cats : generic_cats;
+      if (std::none_of(bug.explains.begin(), bug.explains.end(),
+                       [&](const std::string& c) { return failing.count(c) > 0; }))
+        continue;
+      auto existing = hyps.find(bug.category);
+      if (existing != hyps.end() &&
+          (existing->second.known_bug || !generic_evidence(existing->second)))
+        continue;  // one bug per category, and never in place of a specific cause
+      const double score =
+          specific ? kKnownBugBeside * specific_best
+                   : std::min(0.95, std::max(kKnownBugLead, generic_best + kKnownBugMargin));
+      Hypothesis& h = hyps[bug.category];
+      h.category = bug.category;
+      h.events.insert(h.events.end(), idx.begin(), idx.end());
+      h.score = std::max(h.score, score);
+      h.from_symptoms = false;
+      h.known_bug = key.second;
+      h.lead = *std::min_element(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+        return happened_before(events[a], events[b]);
+      });
+      h.lead_reason = known_bug_reason(bug, events[*h.lead], specific);
+    }
+  }
+
+  static std::string known_bug_reason(const KnownBug& bug, const Event& e, bool specific) {
+    std::string range =
+        "from " + bug.from + (bug.fixed.empty() ? ", not fixed yet" : ", fixed in " + bug.fixed);
+    std::string shows;
+    for (const auto& c : bug.explains) shows += (shows.empty() ? "" : ", ") + c;
+    return "release " + std::string(e.capture("version")) + " has known bug " + bug.id + " (" +
+           range + "), which shows up as " + shows +
+           (specific ? "; a specific cause in the log leads, this is the other explanation"
+                     : "; the failure's own evidence is generic (an error line no rule names, a "
+                       "crash no frame places, a hang or a timeout)");
+  }
+
   // A hypothesis's strongest lines, the one to lead first; `by_severity` says whether a
   // log level reordered them.
   std::vector<std::size_t> strongest_lines(const Hypothesis& h, bool& by_severity) const {
@@ -994,6 +1105,11 @@ struct Diagnoser {
       d.headline = who + " " + readings[d.initiating].meaning;
     }
     d.verdict = verdict_for(d.category, r, events[d.initiating]);
+    if (h.known_bug) {
+      d.known_bug = h.known_bug;
+      d.headline = r.title + " " + std::string(events[d.initiating].capture("version")) +
+                   " has a known bug: " + r.known_bugs[*h.known_bug].summary;
+    }
     return d;
   }
 };
@@ -1044,6 +1160,7 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
   if (d.hyps.empty()) d.add_symptoms_and_first_error();
   d.drop_quiet();
   if (outcome.known_failure() && !direct_evidence) d.add_findings_under_failure();
+  d.add_known_bugs();
   out.findings = std::move(d.unexplaining);
   out.findings.insert(out.findings.end(), d.quiet.begin(), d.quiet.end());
   std::sort(out.findings.begin(), out.findings.end());

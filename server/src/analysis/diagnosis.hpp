@@ -34,6 +34,9 @@ struct Diagnosis {
   std::string headline;
   // Workload or infrastructure, whether a restart unchanged can succeed, the node action.
   Verdict verdict;
+  // A known bug of the release the initiating line states: its index in the initiating rule's
+  // `known_bugs`, whose summary and fix the reports show in place of the rule's (rule.hpp).
+  std::optional<std::size_t> known_bug;
 };
 
 // The confidence from which the reports call a cause likely rather than possible; what
@@ -66,6 +69,19 @@ struct Analysis {
   // the catalog has it.
   std::optional<std::size_t> capture_rule;
 };
+
+// The known bug a diagnosis names (Diagnosis::known_bug), or null.
+inline const KnownBug* known_bug_of(const std::vector<Rule>& rules, const Diagnosis& d) {
+  if (!d.known_bug || d.rule >= rules.size() || *d.known_bug >= rules[d.rule].known_bugs.size())
+    return nullptr;
+  return &rules[d.rule].known_bugs[*d.known_bug];
+}
+
+// "releases 2.19.1 to before 2.20.3", "releases from 2.28.3 (not fixed yet)": a bug's range.
+inline std::string known_bug_range(const KnownBug& b) {
+  return b.fixed.empty() ? "releases from " + b.from + " (not fixed yet)"
+                         : "releases " + b.from + " to before " + b.fixed;
+}
 
 // Ranks hypotheses from the scanned events. Pure: same input, same output.
 Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanState state,

@@ -120,6 +120,23 @@ struct RuleVerdict {
   }
 };
 
+// A bug of one library's releases, known from its release notes or issue tracker: data on the
+// rule whose `version` capture states the release (NCCL's version banner), not a rule of its
+// own, so the banner's lines stay one rule's and its `agree` comparison keeps working. A line
+// whose release is in [from, fixed) makes the bug a hypothesis only when the job failed in a way
+// the bug produces (`explains`), and leads only when the failure evidence is itself generic
+// (known_bugs.hpp, diagnosis.cpp). A healthy log is never alarmed by it.
+struct KnownBug {
+  std::string id;
+  std::string from;                   // first affected release, inclusive ("2.19.1")
+  std::string fixed;                  // first release with the fix, exclusive; empty: not fixed yet
+  std::string category;               // the cause category the bug is, usually "version"
+  std::vector<std::string> explains;  // the failure categories it can show up as
+  std::string summary;                // what goes wrong, one sentence
+  std::string fix;                    // the upgrade, or a documented workaround
+  std::vector<std::string> sources;   // release notes, issues, commits
+};
+
 struct Rule {
   std::string id;
   std::string category;
@@ -168,6 +185,8 @@ struct Rule {
   std::optional<CrossRank> cross_rank;
   std::optional<Agreement> agree;
   std::vector<std::string> explains;  // finding: the failure categories it can explain
+  // Bugs of the release this rule's `version` capture states (KnownBug); any role.
+  std::vector<KnownBug> known_bugs;
   // A fallback rule's (role fallback: any error-level line) reading of a line it speaks for:
   // the first entry whose pattern (RE2, case-insensitive) matches the line's text after its
   // prefixes gives the category, so a message no specific rule knows is still named by the

@@ -69,7 +69,8 @@ void root_cause_markdown(std::ostringstream& md, const analysis::Catalog& catalo
   const auto& e = a.events[dg.initiating];
   const auto& rule = catalog.rules()[dg.rule];
   std::string who = who_printed(e);
-  md << "## Root cause: " << rule.title << "\n\n- category: `" << dg.category
+  const analysis::KnownBug* bug = analysis::known_bug_of(catalog.rules(), dg);
+  md << "## Root cause: " << (bug ? dg.headline : rule.title) << "\n\n- category: `" << dg.category
      << "`\n- confidence: " << percent(dg.confidence) << "\n- initiating line: `"
      << (e.file < job.file_names.size() ? job.file_names[e.file] : std::string()) << ":"
      << e.line + 1 << "`" << (who.empty() ? "" : " (" + who + ")")
@@ -79,8 +80,15 @@ void root_cause_markdown(std::ostringstream& md, const analysis::Catalog& catalo
      << "`\n- node action: `" << analysis::node_action_name(dg.verdict.node) << "`"
      << (dg.verdict.host.empty() ? "" : " on `" + dg.verdict.host + "`")
      << (dg.verdict.gpu.empty() ? "" : " (GPU `" + dg.verdict.gpu + "`)") << "\n\n"
-     << analysis::verdict_summary(dg.verdict) << ": " << dg.verdict.reason << ".\n\n"
-     << rule_markdown(catalog, dg.rule, &job.checks_seen, {}, job.docs_base);
+     << analysis::verdict_summary(dg.verdict) << ": " << dg.verdict.reason << ".\n\n";
+  if (bug) {
+    md << "## Known bug `" << bug->id << "`\n\n"
+       << bug->summary << " (" << analysis::known_bug_range(*bug) << ")\n\n**Fix**: " << bug->fix
+       << "\n\nSources:\n\n";
+    for (const auto& s : bug->sources) md << "- " << s << "\n";
+    md << "\n";
+  }
+  md << rule_markdown(catalog, dg.rule, &job.checks_seen, {}, job.docs_base);
 }
 
 }  // namespace
@@ -105,8 +113,11 @@ std::string job_report_markdown(const analysis::Catalog& catalog, const JobRepor
   if (a.diagnoses.size() > 1) {
     md << "\n## Other hypotheses\n\n";
     for (std::size_t k = 1; k < a.diagnoses.size(); ++k)
-      md << "- " << catalog.rules()[a.diagnoses[k].rule].title << " (`" << a.diagnoses[k].category
-         << "`, " << percent(a.diagnoses[k].confidence) << ")\n";
+      md << "- "
+         << (a.diagnoses[k].known_bug ? a.diagnoses[k].headline
+                                      : catalog.rules()[a.diagnoses[k].rule].title)
+         << " (`" << a.diagnoses[k].category << "`, " << percent(a.diagnoses[k].confidence)
+         << ")\n";
   }
   return md.str();
 }
@@ -119,7 +130,8 @@ std::string text_report_markdown(const analysis::Catalog& catalog, const analysi
     md += "No failure found in the text.\n\n";
   } else {
     const auto& top = a.diagnoses[0];
-    md += "**Root cause:** " + catalog.rules()[top.rule].title + " (`" + top.category + "`)\n\n";
+    md += "**Root cause:** " + (top.known_bug ? top.headline : catalog.rules()[top.rule].title) +
+          " (`" + top.category + "`)\n\n";
   }
   // A fence inside the text would end the block: a zero-width space breaks it up.
   md += "```text\n";

@@ -105,7 +105,19 @@ json to_json(const analysis::Catalog& catalog, const analysis::Analysis& a) {
     dj["collateral"] = std::move(col);
     json env = json::object();
     for (const auto& [k, v] : r.fix.env) env[k] = v;
-    dj["fix"] = {{"summary", r.fix.summary}, {"env", std::move(env)}, {"steps", r.fix.steps}};
+    const analysis::KnownBug* bug = analysis::known_bug_of(rules, d);
+    dj["fix"] = {{"summary", bug ? bug->fix : r.fix.summary},
+                 {"env", std::move(env)},
+                 {"steps", r.fix.steps}};
+    if (bug)
+      dj["known_bug"] = {{"id", bug->id},
+                         {"release", init.capture("version")},
+                         {"from", bug->from},
+                         {"fixed", bug->fixed},
+                         {"explains", bug->explains},
+                         {"summary", bug->summary},
+                         {"fix", bug->fix},
+                         {"sources", bug->sources}};
     dj["verify"] = json::array();
     if (!r.verify.command.empty()) dj["verify"].push_back(r.verify.command);
     if (!r.verify.expect.empty()) dj["verify_expect"] = r.verify.expect;

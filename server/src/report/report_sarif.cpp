@@ -78,9 +78,13 @@ json to_sarif(const analysis::Catalog& catalog, const analysis::Analysis& a,
     res["ruleId"] = r.id;
     res["ruleIndex"] = rule_index(d.rule);
     res["level"] = k == 0 ? "error" : "warning";
-    std::string msg = r.title;
+    const analysis::KnownBug* bug = analysis::known_bug_of(rules, d);
+    std::string msg = bug ? d.headline : r.title;
     if (e.source.rank) msg += " (rank " + std::to_string(*e.source.rank) + ")";
-    if (!r.fix.summary.empty()) msg += ". Fix: " + r.fix.summary;
+    if (bug)
+      msg += ". Fix: " + bug->fix;
+    else if (!r.fix.summary.empty())
+      msg += ". Fix: " + r.fix.summary;
     res["message"] = {{"text", msg}};
     res["locations"] = json::array({location(a, e, texts)});
     res["properties"] = {{"category", d.category}, {"confidence", d.confidence},

@@ -66,6 +66,32 @@ void findings_text(const analysis::Catalog& catalog, const analysis::Analysis& a
   }
 }
 
+// What the root cause means: the rule's words, or, for a known bug of the stated release,
+// the bug, its range and where it is confirmed.
+void meaning_text(const analysis::Rule& r, const analysis::KnownBug* bug, const Style& st,
+                  std::ostringstream& o) {
+  if (!bug) {
+    o << "\n" << st.bold() << "What it means: " << st.reset() << r.indicates << "\n";
+    return;
+  }
+  o << "\n"
+    << st.bold() << "Known bug: " << st.reset() << bug->id << " ("
+    << analysis::known_bug_range(*bug) << "): " << bug->summary << "\n";
+  for (const auto& s : bug->sources) o << "    source: " << s << "\n";
+}
+
+// The fix: a known bug's (the upgrade) in place of the rule's.
+void fix_text(const analysis::Rule& r, const analysis::KnownBug* bug, const Style& st,
+              std::ostringstream& o) {
+  if (bug) {
+    o << "\n" << st.bold() << "Fix: " << st.reset() << bug->fix << "\n";
+  } else if (!r.fix.summary.empty() || !r.fix.env.empty() || !r.fix.steps.empty()) {
+    o << "\n" << st.bold() << "Fix: " << st.reset() << r.fix.summary << "\n";
+    for (const auto& [k, v] : r.fix.env) o << "    export " << k << "=" << v << "\n";
+    for (const auto& s : r.fix.steps) o << "  - " << s << "\n";
+  }
+}
+
 }  // namespace
 
 std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& a,
@@ -127,7 +153,8 @@ std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& 
       << st.reset()
       << (e.capture("peer").empty() ? "" : " Peer named: " + std::string(e.capture("peer")))
       << "\n";
-  o << "\n" << st.bold() << "What it means: " << st.reset() << r.indicates << "\n";
+  const analysis::KnownBug* bug = analysis::known_bug_of(rules, d);
+  meaning_text(r, bug, st, o);
   o << "\n" << st.bold() << "Verdict: " << st.reset() << analysis::verdict_summary(d.verdict) << "\n";
   o << st.dim() << "    (" << d.verdict.reason << ")" << st.reset() << "\n";
   if (!d.collateral.empty()) {
@@ -151,11 +178,7 @@ std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& 
       o << ")\n";
     }
   }
-  if (!r.fix.summary.empty() || !r.fix.env.empty() || !r.fix.steps.empty()) {
-    o << "\n" << st.bold() << "Fix: " << st.reset() << r.fix.summary << "\n";
-    for (const auto& [k, v] : r.fix.env) o << "    export " << k << "=" << v << "\n";
-    for (const auto& s : r.fix.steps) o << "  - " << s << "\n";
-  }
+  fix_text(r, bug, st, o);
   if (!r.verify.command.empty()) {
     o << "\n" << st.bold() << "Verify: " << st.reset() << r.verify.command << "\n";
     if (!r.verify.expect.empty()) o << "    expect: " << r.verify.expect << "\n";
@@ -170,8 +193,9 @@ std::string to_text(const analysis::Catalog& catalog, const analysis::Analysis& 
     o << "\n" << st.bold() << "Other hypotheses:" << st.reset() << "\n";
     for (std::size_t k = 1; k < a.diagnoses.size() && k < 6; ++k) {
       const auto& h = a.diagnoses[k];
-      o << "  " << percent(h.confidence) << "  " << h.category << ": " << rules[h.rule].title
-        << " (" << where(a, a.events[h.initiating]) << ")\n";
+      o << "  " << percent(h.confidence) << "  " << h.category << ": "
+        << (h.known_bug ? h.headline : rules[h.rule].title) << " ("
+        << where(a, a.events[h.initiating]) << ")\n";
     }
   }
   if (!r.related.empty()) {

@@ -17,6 +17,23 @@ std::string code(const std::string& s) {
   return fence + pad + s + pad + fence;
 }
 
+// The known bugs of the release a rule's lines state: each a hypothesis only when the job
+// failed in a way it produces (docs/RULES.md, `known_bugs`).
+void known_bugs_markdown(const analysis::Rule& r, std::ostringstream& o) {
+  o << "\nKnown bugs of the stated release (a hypothesis only when the job failed in a way the "
+       "bug produces; the lead only when the failure's own evidence is generic):\n\n"
+       "| bug | releases | cause | shows up as | what goes wrong | fix | sources |\n"
+       "|---|---|---|---|---|---|---|\n";
+  for (const auto& b : r.known_bugs) {
+    o << "| " << b.id << " | " << b.from
+      << (b.fixed.empty() ? " and later" : " to before " + b.fixed) << " | " << b.category << " | ";
+    for (std::size_t i = 0; i < b.explains.size(); ++i) o << (i ? ", " : "") << b.explains[i];
+    o << " | " << b.summary << " | " << b.fix << " | ";
+    for (std::size_t i = 0; i < b.sources.size(); ++i) o << (i ? "; " : "") << b.sources[i];
+    o << " |\n";
+  }
+}
+
 }  // namespace
 
 std::string catalog_markdown(const std::vector<analysis::Rule>& rules) {
@@ -118,6 +135,7 @@ std::string catalog_markdown(const std::vector<analysis::Rule>& rules) {
         if (!r->verify.expect.empty()) o << ", expect " << code(r->verify.expect);
         o << "\n";
       }
+      if (!r->known_bugs.empty()) known_bugs_markdown(*r, o);
       if (!r->related.empty()) {
         o << "\nTell apart from:\n\n";
         for (const auto& x : r->related) o << "- [" << x.rule << "](#" << x.rule << "): " << x.distinguish << "\n";

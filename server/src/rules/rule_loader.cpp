@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/known_bugs.hpp"
 #include "analysis/taxonomy.hpp"
 #include "analysis/verdict.hpp"
 #include "jsonio/json_reader.hpp"
@@ -34,7 +35,8 @@ const std::set<std::string>& known_fields() {
       "benign",     "success",    "progress", "patterns",    "exclude", "indicates",
       "mechanisms", "checks",     "fix",      "verify",      "related", "versions",
       "examples",   "cross_rank", "explains", "decode",      "sources", "verdict",
-      "agree",      "unique",     "members",  "on_one_host", "words",   "only_under_failure"};
+      "agree",      "unique",     "members",  "on_one_host", "words",   "only_under_failure",
+      "known_bugs"};
   return f;
 }
 
@@ -436,6 +438,69 @@ void read_verdict(const json& j, Reader& r, analysis::Rule& rule) {
   }
 }
 
+// One known bug of the release the rule's `version` capture states: its range must read as
+// releases, in order, and every category and source must be there, since the diagnosis shows
+// the bug as a cause with its fix and its sources.
+void read_known_bug(const json& b, const std::string& at, Reader& r, analysis::KnownBug& bug) {
+  static const std::set<std::string> fields = {"id",       "from",    "fixed", "category",
+                                               "explains", "summary", "fix",   "sources"};
+  for (auto it = b.begin(); it != b.end(); ++it)
+    if (!fields.count(it.key())) r.fail(at + "." + it.key(), "unknown field");
+  bug.id = r.str(b, "id", at + ".id", true);
+  if (!bug.id.empty() && !std::all_of(bug.id.begin(), bug.id.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+      }))
+    r.fail(at + ".id", "must be lower-case letters, digits, '-' or '.'");
+  bug.from = r.str(b, "from", at + ".from", true);
+  bug.fixed = r.str(b, "fixed", at + ".fixed", false);
+  auto from = analysis::parse_release(bug.from), fixed = analysis::parse_release(bug.fixed);
+  if (!bug.from.empty() && !from)
+    r.fail(at + ".from", "'" + bug.from + "' is not a release (digits and dots: 2.19.1)");
+  if (b.contains("fixed") && !fixed)
+    r.fail(at + ".fixed", "'" + bug.fixed + "' is not a release (digits and dots: 2.20.3)");
+  if (from && fixed && analysis::compare_releases(*from, *fixed) >= 0)
+    r.fail(at + ".fixed", "must be a later release than 'from' (" + bug.from + ")");
+  bug.category = r.str(b, "category", at + ".category", true);
+  if (!bug.category.empty() && !analysis::is_category(bug.category))
+    r.fail(at + ".category", "'" + bug.category + "' is not a category of the taxonomy");
+  bug.explains = r.strings(b, "explains", at + ".explains", true);
+  if (bug.explains.empty() && b.contains("explains"))
+    r.fail(at + ".explains", "must name the failure categories the bug shows up as");
+  for (const auto& c : bug.explains)
+    if (!analysis::is_category(c)) r.fail(at + ".explains", "'" + c + "' is not a category");
+  bug.summary = r.str(b, "summary", at + ".summary", true);
+  bug.fix = r.str(b, "fix", at + ".fix", true);
+  bug.sources = r.strings(b, "sources", at + ".sources", true);
+  if (bug.sources.empty() && b.contains("sources"))
+    r.fail(at + ".sources", "must cite where the bug is confirmed (release notes, an issue)");
+}
+
+// The known bugs of the release a rule's lines state: only a rule that captures `version`.
+void read_known_bugs(const json& j, Reader& r, analysis::Rule& rule) {
+  auto it = j.find("known_bugs");
+  if (it == j.end()) return;
+  if (!it->is_array()) return r.fail("known_bugs", "must be a list of known bugs");
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    const std::string at = "known_bugs[" + std::to_string(i) + "]";
+    if (!(*it)[i].is_object()) {
+      r.fail(at,
+             "must be an object with 'id', 'from', 'category', 'explains', 'summary', "
+             "'fix' and 'sources'");
+      continue;
+    }
+    analysis::KnownBug bug;
+    read_known_bug((*it)[i], at, r, bug);
+    if (!bug.id.empty() && !ids.insert(bug.id).second) r.fail(at + ".id", "'" + bug.id + "' twice");
+    rule.known_bugs.push_back(std::move(bug));
+  }
+  const bool states_release =
+      std::any_of(rule.patterns.begin(), rule.patterns.end(),
+                  [](const std::string& p) { return p.find("(?P<version>") != std::string::npos; });
+  if (!rule.known_bugs.empty() && !states_release)
+    r.fail("known_bugs", "only a rule whose patterns capture `version` knows a release's bugs");
+}
+
 bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& out,
                       std::vector<RuleProblem>& problems) {
   if (!j.is_object()) {
@@ -456,6 +521,7 @@ bool parse_rule_value(const json& j, const std::string& origin, analysis::Rule& 
   read_explains_and_decode(j, r, rule);
   rule.sources = r.strings(j, "sources", "sources", false);
   read_verdict(j, r, rule);
+  read_known_bugs(j, r, rule);
   if (!r.ok) return false;
   out = std::move(rule);
   return true;
@@ -625,6 +691,20 @@ std::string rule_to_json(const analysis::Rule& r) {
       v["xid_resolution"] = x;
     }
     j["verdict"] = v;
+  }
+  if (!r.known_bugs.empty()) {
+    json bugs = json::array();
+    for (const auto& b : r.known_bugs) {
+      json bj{{"id", b.id}, {"from", b.from}};
+      if (!b.fixed.empty()) bj["fixed"] = b.fixed;
+      bj["category"] = b.category;
+      bj["explains"] = b.explains;
+      bj["summary"] = b.summary;
+      bj["fix"] = b.fix;
+      bj["sources"] = b.sources;
+      bugs.push_back(std::move(bj));
+    }
+    j["known_bugs"] = std::move(bugs);
   }
   j["examples"] = {{"match", r.examples_match}, {"no_match", r.examples_no_match}};
   return j.dump(2);
