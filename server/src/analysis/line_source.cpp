@@ -58,7 +58,9 @@ constexpr const char* kPatterns[kKinds] = {
     // 2.32 may put the function between the source location and the level: "(func) ".
     R"(^\s*(?:([\w./+-]+:\d+) )?(?:\([\w:~<>]+\) )?NCCL (INFO|WARN|TRACE|ERROR|ABORT|DIAG|ATTN)\b ?)",
     R"(^([\w./+-]+:\d+) (WARN|INFO) )",
-    R"(^\[([^\s:\[\]]+):(\d+) *:(\d+):(\d+)\] +)",
+    // UCX's "[host:pid:thread:tid] ": the thread is a number, or a letter for its own threads
+    // ("a", the async thread; ucs/debug/log.c).
+    R"(^\[([^\s:\[\]]+):(\d+) *:(\w+):(\d+)\] +)",
     R"(^([A-Za-z0-9][\w.-]{0,127}): ?)",
     R"(^([A-Z][a-z]{2}) +(\d{1,2}) (\d\d):(\d\d):(\d\d) (\S+) [\w./-]+(?:\[\d+\])?: )",
     R"(^\[?(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?:Z|[+-]\d\d:?\d\d)?\]? )",
