@@ -31,9 +31,15 @@ inline analysis::Catalog catalog(std::vector<analysis::Rule> rules) {
   return c;
 }
 
-inline analysis::Analysis run(const analysis::Catalog& c, std::string_view text) {
+// The analysis of one log, given the job's outcome as its user would (none by default).
+inline analysis::Analysis run(const analysis::Catalog& c, std::string_view text,
+                              analysis::JobOutcome outcome = {}) {
   analysis::LogInput in{"test.log", text};
-  return analysis::analyze(c, std::span(&in, 1));
+  return analysis::analyze(c, std::span(&in, 1), outcome);
+}
+inline analysis::Analysis run_as(const analysis::Catalog& c, std::string_view text,
+                                 analysis::JobOutcome outcome) {
+  return run(c, text, outcome);
 }
 
 inline const analysis::Event& initiating(const analysis::Analysis& a) {

@@ -16,11 +16,6 @@ using namespace ff::test;
 
 namespace {
 
-Analysis run_as(const Catalog& c, std::string_view text, JobOutcome outcome) {
-  LogInput in{"test.log", text};
-  return analyze(c, std::span(&in, 1), outcome);
-}
-
 KnownBug bug(std::string id, std::string from, std::string fixed,
              std::vector<std::string> explains) {
   KnownBug b;

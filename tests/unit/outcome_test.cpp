@@ -13,11 +13,6 @@ using namespace ff::test;
 
 namespace {
 
-Analysis run_as(const Catalog& c, std::string_view text, JobOutcome outcome) {
-  LogInput in{"test.log", text};
-  return analyze(c, std::span(&in, 1), outcome);
-}
-
 JobOutcome failed() {
   return {JobEnd::kFailed, std::nullopt};
 }
