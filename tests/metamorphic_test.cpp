@@ -187,6 +187,13 @@ std::vector<Named> transformations(const std::vector<std::string>& healthy) {
                  for (auto& l : lines) l = "    " + l;
                  return join(lines);
                }});
+  // A test harness or a CI step that prints the job's output indented (two spaces here).
+  t.push_back({"two-space indent (harness)", [](const std::string& text) {
+                 auto lines = split_lines(text);
+                 for (auto& l : lines)
+                   if (!l.empty()) l = "  " + l;
+                 return join(lines);
+               }});
   t.push_back({"inside a healthy run", [healthy](const std::string& text) {
                  std::vector<std::string> out;
                  for (std::size_t i = 0; i < 5000 && !healthy.empty(); ++i)

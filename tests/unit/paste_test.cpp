@@ -111,3 +111,30 @@ TEST_CASE("carrier prefixes: what launchers and collectors put before a line", "
   CHECK(carrier_prefix_length("") == 0);
   CHECK(carrier_prefix_length("\x01\x02 binary") == 0);
 }
+
+TEST_CASE("paste: whitespace every line starts with is removed, as dedent does", "[paste]") {
+  // A harness printed the job's output two spaces in; the traceback's own indentation stays.
+  const std::string traceback =
+      "Traceback (most recent call last):\n"
+      "  File \"<string>\", line 1, in <module>\n"
+      "ImportError: /opt/lib/libexample.so.1: undefined symbol: example_symbol\n";
+  std::string shifted, tabbed;
+  std::size_t pos = 0;
+  while (pos < traceback.size()) {
+    std::size_t nl = traceback.find('\n', pos);
+    shifted += "  " + traceback.substr(pos, nl - pos) + "\n";
+    tabbed += "\t" + traceback.substr(pos, nl - pos) + "\n";
+    pos = nl + 1;
+  }
+  shifted += "\n";  // a blank line does not count
+  PasteRepair what;
+  auto d = depaste(shifted, &what);
+  REQUIRE(d.has_value());
+  CHECK(what.indented);
+  CHECK(*d == traceback + "\n");
+  auto t = depaste(tabbed);
+  REQUIRE(t.has_value());
+  CHECK(*t == traceback);
+  // One line at the margin: nothing is common, and a traceback's frames keep their indent.
+  CHECK_FALSE(depaste(traceback).has_value());
+}

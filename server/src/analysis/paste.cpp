@@ -35,6 +35,28 @@ std::size_t indent_length(std::string_view s) {
   return s.substr(0, 4) == "    " ? 4 : 0;
 }
 
+// The leading whitespace (spaces and tabs, byte for byte) shared by every non-blank line; 0
+// when one has none or there are fewer than two such lines.
+std::size_t common_indent(std::string_view text, const std::vector<Line>& lines) {
+  std::optional<std::string_view> prefix;
+  std::size_t nonblank = 0;
+  for (const auto& l : lines) {
+    std::string_view c = text.substr(l.begin, l.end - l.begin);
+    if (blank(c)) continue;
+    ++nonblank;
+    std::string_view lead = c.substr(0, c.find_first_not_of(" \t"));
+    if (!prefix) {
+      prefix = lead;
+    } else {
+      std::size_t n = 0;
+      while (n < prefix->size() && n < lead.size() && (*prefix)[n] == lead[n]) ++n;
+      prefix = prefix->substr(0, n);
+    }
+    if (prefix->empty()) return 0;
+  }
+  return nonblank >= 2 && prefix ? prefix->size() : 0;
+}
+
 // The start of a line, reduced to its shape ("[rank3]:[E1203" -> "[aaaa0]:"): two records of
 // one log start alike, the rest of a cut message does not. A start with punctuation or digits
 // in its first four bytes is a prefix and compared on those four ("0: " of srun, "[1,"); one
@@ -136,7 +158,17 @@ std::optional<std::string> depaste(std::string_view text, PasteRepair* what) {
     return true;
   };
   done.quoted = strip_where_most(quote_length, 0.8);
-  done.indented = strip_where_most(indent_length, 0.9);
+  // Whitespace every non-blank line starts with (a harness or a paste that indented the whole
+  // output by two spaces, a tab...) is not the log's own: it goes, as textwrap.dedent would.
+  // Otherwise one code-block level where most lines have it (a few lines of a block may not).
+  const std::size_t common = common_indent(text, lines);
+  if (common > 0) {
+    for (auto& l : lines)
+      if (!blank(content(l))) l.begin += common;
+    done.indented = true;
+  } else {
+    done.indented = strip_where_most(indent_length, 0.9);
+  }
   done.wrap_width = wrap_width(text, lines);
   if (!done.quoted && !done.indented && !done.wrap_width) return std::nullopt;
 

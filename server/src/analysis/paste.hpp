@@ -1,15 +1,16 @@
 // Text as people paste it. A log copied into a forum post or an issue is often quoted in
-// Markdown ("> " before every line), indented four spaces as a code block, or hard-wrapped by
-// the terminal or the page it was copied from (every long line cut at the same column). The
-// rules match whole lines, so each of these hides signatures: an anchored pattern misses a
-// quoted line, and a message cut in two matches in neither half.
+// Markdown ("> " before every line), indented four spaces as a code block (or all of it
+// indented alike by the harness that printed it), or hard-wrapped by the terminal or the page
+// it was copied from (every long line cut at the same column). The rules match whole lines,
+// so each of these hides signatures: an anchored pattern misses a quoted line, and a message
+// cut in two matches in neither half.
 //
 // `depaste` undoes them on a copy of the text, without changing how many lines it has: a
 // wrapped line is joined back onto its first piece and the pieces after it become empty
 // lines, so every line number (and so every reported place) is the pasted text's own. It
-// only acts when the whole text shows the pattern (most lines quoted; most lines indented;
-// a width that lines are cut at), never on a line alone, so a log that was not pasted is left
-// as it is. Pure: text in, text out.
+// only acts when the whole text shows the pattern (most lines quoted; most lines indented, or
+// every line by the same whitespace; a width that lines are cut at), never on a line alone,
+// so a log that was not pasted is left as it is. Pure: text in, text out.
 #pragma once
 
 #include <cstddef>
@@ -21,7 +22,7 @@ namespace ff::analysis {
 
 struct PasteRepair {
   bool quoted = false;         // Markdown quote markers removed
-  bool indented = false;       // one level of code-block indentation removed
+  bool indented = false;       // code-block or common indentation removed
   std::size_t wrap_width = 0;  // lines cut at this many bytes were joined (0: none)
 };
 
