@@ -47,4 +47,33 @@ inline const analysis::Event& initiating(const analysis::Analysis& a) {
   return a.events[a.diagnoses.front().initiating];
 }
 
+// What a working job's log must give: neither a diagnosis nor a finding.
+inline void check_silent(const analysis::Catalog& c, std::string_view text) {
+  auto a = run(c, text);
+  CHECK(a.diagnoses.empty());
+  CHECK(a.findings.empty());
+}
+
+// The first diagnosis of a log (others may follow): of `category`, led by line `line`.
+inline analysis::Analysis check_first(const analysis::Catalog& c, std::string_view text,
+                                      std::string_view category, std::size_t line,
+                                      analysis::JobOutcome outcome = {}) {
+  auto a = run(c, text, outcome);
+  REQUIRE_FALSE(a.diagnoses.empty());
+  CHECK(a.diagnoses.front().category == category);
+  CHECK(initiating(a).line == line);
+  return a;
+}
+
+// The same log under a known outcome: one diagnosis, of `category`, led by line `line`.
+inline analysis::Analysis check_lead(const analysis::Catalog& c, std::string_view text,
+                                     analysis::JobOutcome outcome, std::string_view category,
+                                     std::size_t line) {
+  auto a = run(c, text, outcome);
+  REQUIRE(a.diagnoses.size() == 1);
+  CHECK(a.diagnoses.front().category == category);
+  CHECK(initiating(a).line == line);
+  return a;
+}
+
 }  // namespace ff::test

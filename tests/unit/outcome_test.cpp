@@ -86,14 +86,9 @@ TEST_CASE("outcome: an observation that waits for a known failure is not listed 
       "box:7:9 [0] NCCL INFO Channel 00 : 0[3b000] -> 1[5e000] via P2P/IPC\n"
       "box:8:10 [1] NCCL INFO Channel 00 : 1[5e000] -> 0[3b000] via P2P/IPC\n";
   // What every working single-node job prints: neither a diagnosis nor a finding.
-  auto plain = run(c, channels);
-  CHECK(plain.diagnoses.empty());
-  CHECK(plain.findings.empty());
+  check_silent(c, channels);
   // A job known to hang with nothing else in its log: the hypothesis, led by the first line.
-  auto a = run_as(c, channels, hung());
-  REQUIRE(a.diagnoses.size() == 1);
-  CHECK(a.diagnoses.front().category == "p2p");
-  CHECK(initiating(a).line == 0);
+  auto a = check_lead(c, channels, hung(), "p2p", 0);
   // The log shows a failure (a timeout, the first error line): that leads, and without the
   // outcome the observation is neither a hypothesis nor listed.
   for (std::string more :
@@ -202,10 +197,7 @@ TEST_CASE("a crash report takes its category from its innermost recognised frame
       "[node1:4242] [ 0] /lib/x86_64-linux-gnu/libc.so.6(+0x42520)[0x7f00]\n"
       "[node1:4242] [ 1] /usr/lib/libnccl.so.2(ncclShmOpen+0x1c2)[0x7f01]\n"
       "[node1:4242] [ 2] /usr/lib/libmlx5.so.1(+0x99)[0x7f02]\n";
-  auto a = run(c, block);
-  REQUIRE_FALSE(a.diagnoses.empty());
-  CHECK(a.diagnoses.front().category == "shm");  // the innermost recognised frame
-  CHECK(initiating(a).line == 0);
+  auto a = check_first(c, block, "shm", 0);  // the innermost recognised frame
   CHECK_THAT(a.diagnoses.front().reasoning, Catch::Contains("line 4"));
   CHECK(a.context.empty());  // frames are read beside their crash, not listed
 
@@ -332,14 +324,9 @@ TEST_CASE("outcome: a line that says in words that a subsystem failed leads a kn
       "the data loader could not open shard 7\n"
       "step 11 loss 1.1\n";
   // A working job prints such lines too: nothing, not even a finding.
-  auto plain = run(c, log);
-  CHECK(plain.diagnoses.empty());
-  CHECK(plain.findings.empty());
+  check_silent(c, log);
   // Known to have failed: the earliest placed line leads; the unplaced one says nothing.
-  auto a = run_as(c, log, failed());
-  REQUIRE(a.diagnoses.size() == 1);
-  CHECK(a.diagnoses.front().category == "ib");
-  CHECK(initiating(a).line == 1);
+  auto a = check_lead(c, log, failed(), "ib", 1);
   CHECK_THAT(a.diagnoses.front().reasoning, Catch::Contains("in words"));
   // A line that names no subsystem is no lead: the failure stays unexplained.
   auto unplaced = run_as(c, "the data loader could not open shard 7\n", failed());
