@@ -511,3 +511,29 @@ TEST_CASE("a job on one host reads a network-or-shm result code as shared memory
   REQUIRE_FALSE(two.diagnoses.empty());
   CHECK(two.diagnoses[0].category == "ib");
 }
+
+TEST_CASE("an exception that quotes an earlier line is led by that line", "[first-report]") {
+  auto c = catalog(
+      {make("flush", "ib", Role::kSymptom, 0.25, "Got completion from peer \\S+ with status=5"),
+       make("remote", "remote-peer", Role::kSymptom, 0.5, "remote process exited")});
+  const std::string warn =
+      "node-a:11:12 [4] transport/net_ib.cc:1673 NCCL WARN NET/IB: Got completion from peer "
+      "10.0.1.23<34696> with status=5 opcode=0 len=0 vendor err 249 (Recv)\n";
+  const std::string exception =
+      "[rank4]:[E1229 16:47:25.333 ProcessGroupNCCL.cpp:541] [Rank 4] found async exception: "
+      "NCCL error: remote process exited or there was a network error\n"
+      "ncclRemoteError: A call failed possibly due to a network error\n"
+      "Last error:\n"
+      "NET/IB: Got completion from peer 10.0.1.23<34696> with status=5 opcode=0 len=0 vendor err "
+      "249 (Recv)\n";
+  // The exception's reading names the category; the warning it quotes is where it began.
+  auto a = check_first(c, warn + "node-a:11:11 [4] NCCL INFO proxy.cc:819 -> 6\n" + exception,
+                       "remote-peer", 0);
+  CHECK_THAT(a.diagnoses.front().reasoning, Catch::Contains("first reported"));
+  // A warning about another peer is another failure: the exception's own line leads.
+  std::string other = warn;
+  other.replace(other.find("10.0.1.23"), 9, "10.0.1.99");
+  check_first(c, other + exception, "remote-peer", 1);
+  // Without the warning above it, the exception leads.
+  check_first(c, exception, "remote-peer", 0);
+}

@@ -10,6 +10,7 @@
 
 #include "analysis/exit_status.hpp"
 #include "analysis/known_bugs.hpp"
+#include "analysis/line_source.hpp"
 #include "analysis/nccl_source.hpp"
 
 namespace ff::analysis {
@@ -280,6 +281,12 @@ struct Reading {
 // few lines of signal details, then up to a few dozen frames; gdb prints the frames right
 // after "received signal".
 constexpr std::size_t kFrameWindow = 64;
+
+// How far below an exception's first line it quotes the message that began it (NCCL's
+// "Last error:" block: the error, its code's name, "Last error:", the message), and how long a
+// quoted message must be to name one failure and not a common word.
+constexpr std::size_t kQuoteDistance = 6;
+constexpr std::size_t kMinQuoted = 24;
 
 // How far above an uncaught exception's last line the frames of its traceback may stand.
 constexpr std::size_t kTracebackWindow = 48;
@@ -1011,6 +1018,32 @@ struct Diagnoser {
   }
 
   // Choose a hypothesis's initiating event, unless a phase before already did.
+  // NCCL's errors reach PyTorch's exception text with the message of the warning that began
+  // them quoted below it ("Last error:", then the message): when a line a few lines below the
+  // lead repeats the end of a line printed earlier in the same file, that earlier line is
+  // where the failure was first reported, and it is the initiating line. The category stays
+  // the one the exception's reading gives (it knows what the error code means).
+  std::optional<std::size_t> first_report(std::size_t lead) const {
+    const Event& l = events[lead];
+    for (std::size_t j = lead + 1; j < events.size(); ++j) {
+      const Event& m = events[j];
+      if (m.file != l.file || m.line <= l.line) continue;
+      if (m.line > l.line + kQuoteDistance) break;
+      std::string_view quoted = m.text;
+      quoted.remove_prefix(std::min(quoted.size(), carrier_prefix_length(quoted)));
+      while (!quoted.empty() && (quoted.front() == ' ' || quoted.front() == '\t'))
+        quoted.remove_prefix(1);
+      if (quoted.size() < kMinQuoted) continue;
+      for (std::size_t k = lead; k-- > 0;) {
+        const Event& e = events[k];
+        if (e.file != l.file) break;
+        if (e.line >= l.line || e.text.size() <= quoted.size()) continue;
+        if (std::string_view(e.text).substr(e.text.size() - quoted.size()) == quoted) return k;
+      }
+    }
+    return std::nullopt;
+  }
+
   void choose_lead(Hypothesis& h) const {
     if (h.lead) return;
     bool by_severity = false;
@@ -1035,6 +1068,12 @@ struct Diagnoser {
     }
     h.lead = top.front();
     const Event& e = events[top.front()];
+    if (auto first = first_report(top.front())) {
+      h.lead = *first;
+      h.lead_reason = "the line that first reported the error " + describe(e) +
+                      " quotes below it (line " + std::to_string(e.line + 1) + ")";
+      return;
+    }
     if (e.in_root_cause_record)
       h.lead_reason = "torchelastic recorded it as the first observed failure";
     else if (top.size() == 1)
