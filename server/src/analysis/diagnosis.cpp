@@ -1023,22 +1023,30 @@ struct Diagnoser {
   // lead repeats the end of a line printed earlier in the same file, that earlier line is
   // where the failure was first reported, and it is the initiating line. The category stays
   // the one the exception's reading gives (it knows what the error code means).
+  // A line's text without what a launcher or a paste put before it, and its indentation.
+  static std::string_view own_text(const Event& e) {
+    std::string_view t = e.text;
+    t.remove_prefix(std::min(t.size(), carrier_prefix_length(t)));
+    while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+    return t;
+  }
+
   std::optional<std::size_t> first_report(std::size_t lead) const {
     const Event& l = events[lead];
     for (std::size_t j = lead + 1; j < events.size(); ++j) {
       const Event& m = events[j];
       if (m.file != l.file || m.line <= l.line) continue;
       if (m.line > l.line + kQuoteDistance) break;
-      std::string_view quoted = m.text;
-      quoted.remove_prefix(std::min(quoted.size(), carrier_prefix_length(quoted)));
-      while (!quoted.empty() && (quoted.front() == ' ' || quoted.front() == '\t'))
-        quoted.remove_prefix(1);
+      const std::string_view quoted = own_text(m);
       if (quoted.size() < kMinQuoted) continue;
+      // The earlier line says more than the quote (its producer's prefix): the same line
+      // printed again is a repetition, not a quote.
       for (std::size_t k = lead; k-- > 0;) {
         const Event& e = events[k];
         if (e.file != l.file) break;
-        if (e.line >= l.line || e.text.size() <= quoted.size()) continue;
-        if (std::string_view(e.text).substr(e.text.size() - quoted.size()) == quoted) return k;
+        const std::string_view said = own_text(e);
+        if (e.line >= l.line || said.size() <= quoted.size()) continue;
+        if (said.substr(said.size() - quoted.size()) == quoted) return k;
       }
     }
     return std::nullopt;
