@@ -33,44 +33,21 @@
 #include "analysis/catalog.hpp"
 #include "analysis/rule.hpp"
 #include "cli/rule_set.hpp"
+#include "coverage_common.hpp"
 #include "percent.hpp"
 
 namespace {
 
 using ff::analysis::Catalog;
-using ff::analysis::PatternHit;
-using ff::analysis::Role;
-using ff::analysis::Rule;
 
 struct Row {
   std::string repo, file, level, format;
 };
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (;;) {
-    std::size_t p = s.find(sep, start);
-    out.push_back(s.substr(start, p == std::string::npos ? std::string::npos : p - start));
-    if (p == std::string::npos) break;
-    start = p + 1;
-  }
-  return out;
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-bool has(const std::string& hay, const char* needle) {
-  return hay.find(needle) != std::string::npos;
-}
-
-bool ends_with(const std::string& s, const char* suffix) {
-  std::string t(suffix);
-  return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
-}
+using ff::test::ends_with;
+using ff::test::has;
+using ff::test::lower;
+using ff::test::split;
 
 // A value for %s that fits the words just before it.
 std::string string_value(const std::string& before, const std::string& file) {
@@ -213,49 +190,8 @@ std::vector<std::string> physical_lines(const std::string& rendered) {
   return out;
 }
 
-bool counts(Role r) {
-  return r == Role::kCause || r == Role::kSymptom || r == Role::kFinding || r == Role::kContext;
-}
-
-struct Verdict {
-  bool recognised = false;
-  std::string winner;  // the winning rule of the best line, or empty
-  std::string role;
-};
-
-// The rule that speaks for `line`: the hit with the highest line precedence.
-const Rule* winner_of(const Catalog& catalog, const std::string& line) {
-  std::vector<PatternHit> hits;
-  std::vector<std::pair<std::size_t, std::size_t>> checks;
-  std::vector<int> scratch;
-  catalog.match(line, hits, checks, scratch);
-  const Rule* best = nullptr;
-  for (const auto& h : hits) {
-    const Rule& r = catalog.rules()[h.rule];
-    if (!best || ff::analysis::line_precedence(r) > ff::analysis::line_precedence(*best)) best = &r;
-  }
-  return best;
-}
-
-Verdict judge(const Catalog& catalog, const std::vector<std::string>& lines) {
-  Verdict v;
-  for (const auto& line : lines) {
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    const Rule* r = winner_of(catalog, line);
-    if (!r) continue;
-    if (counts(r->role)) {
-      v.recognised = true;
-      v.winner = r->id;
-      v.role = ff::analysis::role_name(r->role);
-      return v;
-    }
-    if (v.winner.empty()) {
-      v.winner = r->id;
-      v.role = ff::analysis::role_name(r->role);
-    }
-  }
-  return v;
-}
+using ff::test::judge;
+using ff::test::Verdict;
 
 // "src/misc/socket.cc:123,456" -> "src/misc/socket.cc"; "x.cpp (fn)" -> "x.cpp".
 std::string file_key(const std::string& file) {
@@ -310,12 +246,7 @@ void add(Report& rep, const Row& row, const std::vector<std::string>& lines, con
                              shown.substr(0, 220));
 }
 
-std::string read_file(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using ff::test::read_file;
 
 int usage() {
   std::cerr << "usage: ff_coverage_test [--min F] [--verbose] MESSAGES_TSV\n"
