@@ -537,3 +537,38 @@ TEST_CASE("an exception that quotes an earlier line is led by that line", "[firs
   // Without the warning above it, the exception leads.
   check_first(c, exception, "remote-peer", 0);
 }
+
+TEST_CASE("a SIGABRT of a rank that reported its own error is that error's consequence",
+          "[exit-status]") {
+  auto c = catalog({exit_rule(), make("remote", "remote-peer", Role::kSymptom, 0.5,
+                                      "remote process exited or there was a network error")});
+  const std::string error =
+      "[rank5]:[E207 19:37:09.983 ProcessGroupNCCL.cpp:1895] [Rank 5] Process group watchdog "
+      "thread terminated with exception: NCCL error: remote process exited or there was a "
+      "network error\n";
+  // PyTorch took rank 5 down after the error it printed: the error's reading leads.
+  auto a = check_first(c, error + "[rank5]: worker exited on signal SIGABRT\n", "remote-peer", 0,
+                       failed());
+  CHECK(a.diagnoses.front().collateral.size() == 1);
+  // Another rank's abort is a crash of its own, and a launcher's account outranks symptoms.
+  check_first(c, error + "[rank3]: worker exited on signal SIGABRT\n", "process-crash", 1,
+              failed());
+  // A kill is no report of one's own error.
+  check_first(c, error + "[rank5]: worker exited on signal SIGSEGV\n", "process-crash", 1,
+              failed());
+}
+
+TEST_CASE("a process's end before the first timeout leads the timeouts", "[symptoms]") {
+  auto c = catalog({make("timeout", "straggler", Role::kSymptom, 0.5, "Watchdog caught"),
+                    make("died", "process-crash", Role::kSymptom, 0.35, "A worker died"),
+                    make("terminate", "process-crash", Role::kSymptom, 0.15, "terminate called")});
+  const std::string died = "(raylet) A worker died or was killed while executing a task\n";
+  const std::string timeout = "[rank1]: [Rank 1] Watchdog caught collective operation timeout\n";
+  check_first(c, died + timeout, "process-crash", 0, failed());
+  // After the timeout, the death is the timeout's consequence.
+  check_first(c, timeout + died, "straggler", 0, failed());
+  // std::terminate after the watchdog's exception is teardown, not an end of its own.
+  check_first(c,
+              "terminate called after throwing an instance of 'c10::DistBackendError'\n" + timeout,
+              "straggler", 1, failed());
+}

@@ -31,6 +31,14 @@ inline analysis::Catalog catalog(std::vector<analysis::Rule> rules) {
   return c;
 }
 
+// The outcomes a user states: the job failed; the job hung.
+inline analysis::JobOutcome failed() {
+  return {analysis::JobEnd::kFailed, std::nullopt};
+}
+inline analysis::JobOutcome hung() {
+  return {analysis::JobEnd::kHung, std::nullopt};
+}
+
 // The analysis of one log, given the job's outcome as its user would (none by default).
 inline analysis::Analysis run(const analysis::Catalog& c, std::string_view text,
                               analysis::JobOutcome outcome = {}) {

@@ -13,13 +13,6 @@ using namespace ff::test;
 
 namespace {
 
-JobOutcome failed() {
-  return {JobEnd::kFailed, std::nullopt};
-}
-JobOutcome hung() {
-  return {JobEnd::kHung, std::nullopt};
-}
-
 // A finding that explains failures of its own category only (with no `explains`, a finding
 // explains any failure evidence in the log, the fallback's error line included).
 Rule finding(std::string id, std::string category, double weight, std::string pattern) {

@@ -288,6 +288,14 @@ constexpr std::size_t kFrameWindow = 64;
 constexpr std::size_t kQuoteDistance = 6;
 constexpr std::size_t kMinQuoted = 24;
 
+constexpr int kSigabrt = 6;
+
+// Categories whose symptoms say a process ended or its device failed (lead_timeouts_with_...).
+const std::set<std::string> kEnds = {"process-crash", "host-oom", "gpu-oom", "cuda", "hardware"};
+// Below this weight a symptom is a teardown line (std::terminate after the watchdog's own
+// exception, 0.15) that reports no end of its own.
+constexpr double kEndWeight = 0.3;
+
 // How far above an uncaught exception's last line the frames of its traceback may stand.
 constexpr std::size_t kTracebackWindow = 48;
 
@@ -708,13 +716,35 @@ struct Diagnoser {
     }
   }
 
+  // abort() is how a process that already reported its own failure ends: PyTorch's watchdog
+  // takes the process down after an NCCL error, std::terminate follows an uncaught exception.
+  // A launcher's report that such a rank died of SIGABRT is the consequence of the error that
+  // rank printed, not a crash of its own: it is collateral.
+  void set_aside_reported_aborts() {
+    std::vector<std::size_t> kept;
+    for (std::size_t i : summaries) {
+      const Event& e = events[i];
+      auto status =
+          decode_exit_status(e.capture("signal"), e.capture("returncode"), e.capture("exitcode"));
+      const std::string who = participant(e);
+      bool reported = false;
+      if (status && status->signal == kSigabrt && !who.empty())
+        for (const auto* list : {&causes, &symptoms, &fallbacks})
+          for (std::size_t j : *list)
+            reported =
+                reported || (!readings[j].summary && !info(j) && participant(events[j]) == who);
+      (reported ? unused_summaries : kept).push_back(i);
+    }
+    summaries = std::move(kept);
+  }
+
   // A launcher's account of how a rank ended explains the failure only when nothing more
   // direct does; otherwise it is collateral of what does.
   void add_summaries() {
     if (hyps.empty())
       for (std::size_t i : summaries) add(readings[i].category, i, weight(i), false);
     else
-      unused_summaries = summaries;
+      unused_summaries.insert(unused_summaries.end(), summaries.begin(), summaries.end());
   }
 
   // Observations become causes only next to a failure they can explain.
@@ -818,6 +848,7 @@ struct Diagnoser {
       best_symptom = std::max(best_symptom, weight(i) * kSymptomDiscount);
       if (!first_symptom || happened_before(events[i], events[*first_symptom])) first_symptom = i;
     }
+    lead_timeouts_with_earlier_ends();
     if (!first_fallback) return;
     add_first_error(*first_fallback, lone, first_symptom, best_symptom);
     Hypothesis& h = hyps[readings[*first_fallback].category];
@@ -825,6 +856,28 @@ struct Diagnoser {
       h.lead_reason =
           "no rule and no error-level line names this failure; the earliest line that reports "
           "a failure in words, placed by the subsystem it names";
+  }
+
+  // A timeout is the consequence of what ended before it: among symptoms, one that says a
+  // process ended or its device failed (a worker that died, a kill, a CUDA error) earlier than
+  // the first timeout leads the timeouts, as the watchdog's own message advises.
+  void lead_timeouts_with_earlier_ends() {
+    auto timeouts = hyps.find("straggler");
+    if (timeouts == hyps.end() || !timeouts->second.from_symptoms) return;
+    std::optional<std::size_t> first_timeout;
+    for (std::size_t i : timeouts->second.events)
+      if (!first_timeout || happened_before(events[i], events[*first_timeout])) first_timeout = i;
+    for (auto& [cat, h] : hyps) {
+      if (!h.from_symptoms || !kEnds.count(cat)) continue;
+      // A generic or teardown line (std::terminate after the watchdog's own exception) says
+      // nothing of its own: only a specific report of an end counts.
+      for (std::size_t i : h.events)
+        if (!info(i) && rules[events[i].rule].weight >= kEndWeight &&
+            happened_before(events[i], events[*first_timeout])) {
+          h.score = std::max(h.score, timeouts->second.score + 0.01);
+          break;
+        }
+    }
   }
 
   // Nothing specific: the first error-level line is the best lead there is, ahead of the
@@ -1189,6 +1242,7 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
   for (std::size_t i : d.causes) d.add(d.readings[i].category, i, d.weight(i), false);
   d.promote_desyncs();
   d.add_disagreements(must_agree);
+  d.set_aside_reported_aborts();
   d.add_summaries();
   d.add_explaining_findings();
 
