@@ -1,22 +1,29 @@
-// How much of what NCCL can warn about the built-in catalog recognises.
+// How much of what NCCL and PyTorch's distributed stack can print the built-in catalog
+// recognises.
 //
-//   ff_coverage_test [--min F] [--verbose] MESSAGES_TSV
+//   ff_coverage_test [--min F] [--subject nccl|pytorch] [--verbose] MESSAGES_TSV...
 //
-// MESSAGES_TSV is tests/data/nccl-messages.tsv (format strings from NCCL's and PyTorch's
-// sources; see tests/data/README.md). Every row whose level is WARN is rendered with
-// plausible values (%d -> 3, %x -> 7f3a, %p -> 0x7f3a10, %s -> a token that fits the text
-// around it, {name} -> a call name, %% -> %) behind a real NCCL prefix and matched against
-// the catalog. The rule that speaks for the line is the hit with the highest
-// analysis::line_precedence (as in the scan). A message is recognised when that rule's role
-// is cause, symptom, finding or context (benign listings are context); a fallback rule (a
-// generic error-level pattern) or no hit does not count. A message whose format string holds
-// "\n" is printed as several lines, the first behind the prefix; it is recognised when one
-// of them is.
+// Each MESSAGES_TSV is a table of format strings taken from a producer's own source
+// (tests/data/nccl-messages.tsv: NCCL's, with a few PyTorch rows at the end;
+// tests/data/torch-messages.tsv: PyTorch c10d's and torchelastic's; see tests/data/README.md).
+// Every row is rendered with plausible values (%d -> 3, %x -> 7f3a, %p -> 0x7f3a10, %s or {}
+// -> a token that fits the text around it, {name} -> a call name, %% -> %) the way its
+// producer prints it, and matched against the catalog:
+//   - NCCL rows (level WARN) behind a real NCCL prefix;
+//   - PyTorch rows (levels ERROR, FATAL, WARNING, EXC): C++ log lines behind c10's glog-style
+//     prefix ("[rank0]:[E1203 17:20:14.123456789 ProcessGroupNCCL.cpp:1316] "), Python log
+//     lines behind torch's logging prefix ("E1203 17:20:14.123000 4242 torch/.../api.py:812] "),
+//     exceptions as Python's last traceback line ("torch.distributed.DistBackendError: ...",
+//     the result_code column naming the type; a type with an empty message prints alone).
+// The rule that speaks for a line is the hit with the highest analysis::line_precedence (as
+// in the scan). A message is recognised when that rule's role is cause, symptom, finding or
+// context (benign listings are context); a fallback rule (a generic error-level pattern) or no
+// hit does not count. A message whose format string holds "\n" is printed as several lines,
+// the first behind the prefix; it is recognised when one of them is.
 //
-// Prints the counts per source file, the unrecognised messages and the total, and fails when
-// the WARN share recognised is below --min (a fraction; default 0.90). The PyTorch rows
-// (levels ERROR, FATAL, EXC) are rendered the same way (glog prefix for C++ sources, bare
-// text for exception messages) and reported, but do not decide the result.
+// Prints the counts per source file, the unrecognised messages and the total of both sets,
+// and fails when the share of the --subject set (default nccl) recognised is below --min (a
+// fraction; default 0.90). The other set is reported only.
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -41,7 +48,7 @@ namespace {
 using ff::analysis::Catalog;
 
 struct Row {
-  std::string repo, file, level, format;
+  std::string repo, file, level, format, result_code;
 };
 
 using ff::test::ends_with;
@@ -101,14 +108,101 @@ std::string call_name(const std::string& file) {
   return "posix_fallocate";
 }
 
-// Renders a printf-style format string with plausible values. A literal "\n" (backslash, n)
-// in the TSV stays as it is; the caller splits on it.
-std::string render(const std::string& fmt, const std::string& file) {
+// A value for %s or {} in a PyTorch message, by the words just before and after it: what
+// c10d, torchelastic and the rendezvous code put there. Empty: no PyTorch-specific value.
+std::string torch_string_value(const std::string& before, const std::string& after) {
+  std::string all = lower(before);
+  std::string near = all.size() > 40 ? all.substr(all.size() - 40) : all;
+  std::string next = lower(after.substr(0, 12));
+  auto next_is = [&](const char* s) { return next.rfind(s, 0) == 0; };
+  if (next_is("network")) return "";  // "The %snetwork addresses": "IPv4 " or nothing
+  if (ends_with(near, "timed out after ")) return "600000ms";
+  if (ends_with(near, "(") && next_is(", ")) return "master-0";  // (host, port)
+  if (ends_with(near, "host ") && next_is(":")) return "master-0";
+  if (ends_with(near, "connect to ") || ends_with(near, "bind to ") ||
+      ends_with(near, "listen on ") || ends_with(near, "socket on "))
+    return "[master-0]:29500";
+  if (ends_with(near, "]:29500 "))
+    return has(all, "bind") || has(all, "listen") ? "(errno: 98 - Address already in use)"
+                                                  : "(errno: 113 - No route to host)";
+  if (has(near, "gai error") && ends_with(near, " - ")) return "Name or service not known";
+  if (ends_with(near, "addr=")) return "[node-3]:43212";
+  if (ends_with(near, "remote=")) return "[master-0]:29500";
+  if (ends_with(near, "): ") && has(near, "try="))
+    return "The client socket has timed out after 600000ms while trying to connect to "
+           "(master-0, 29500).";
+  if (ends_with(near, "keys: ")) return "/default_pg/0//cuda//0";
+  if (ends_with(near, "(") && near.size() >= 2 &&
+      std::isdigit(static_cast<unsigned char>(near[near.size() - 2])))
+    return "default_pg";  // "PG GUID 0(default_pg)"
+  if (ends_with(near, "optype=")) return "ALLREDUCE";
+  if (ends_with(near, "work "))
+    return "WorkNCCL(SeqNum=12, OpType=ALLREDUCE, NumelIn=1024, NumelOut=1024, "
+           "Timeout(ms)=600000)";
+  if (ends_with(near, "timeout in: ")) return "../torch/csrc/distributed/c10d/NCCLUtils.cpp";
+  if (ends_with(near, ", ") && has(all, "timeout in: ") && !has(near, "version"))
+    return "ncclInProgress";
+  if (ends_with(near, "exitcode: ") || ends_with(near, "local_rank: ")) return "1";
+  if (ends_with(near, "pid: ") || ends_with(near, "process ") || ends_with(near, "by pid "))
+    return "4242";
+  if (ends_with(near, "binary: ")) return "/usr/bin/python3";
+  if (ends_with(near, "got signal: ")) return "15";
+  if (ends_with(near, "signal ") || ends_with(near, "via ") || ends_with(near, "received "))
+    return "SIGTERM";
+  if (ends_with(near, "(") && has(near, "signal")) return "SIGABRT";
+  if (ends_with(near, "node '")) return "node-3_4412_0";
+  if (ends_with(near, "rendezvous '")) return "job42";
+  if (ends_with(near, "error of type ")) return "RendezvousConnectionError";
+  if (ends_with(near, "endpoint '")) return "master-0:abc";
+  if (ends_with(near, "backend '")) return "etcd";
+  if (ends_with(near, "port: ") || ends_with(near, "attempt: [")) return "29500";
+  if (ends_with(near, "on ") && next_is(", port")) return "master-0";
+  if (ends_with(near, " in ") && next_is(" state")) return "UNKNOWN";
+  if (ends_with(near, "[") && next_is("] worker")) return "default";
+  if (ends_with(near, "for key: ")) return "store_based_barrier_key:1";
+  if (ends_with(near, "timeout=")) return "0:30:00";
+  if (ends_with(near, "group ") || ends_with(near, "part of group "))
+    return "<torch.distributed.distributed_c10d.ProcessGroup object at 0x7f3a10>";
+  if (ends_with(near, "running ")) return "all_reduce";
+  if (ends_with(near, "ranks ")) return "1, 3";
+  if (ends_with(near, "variable ") && next_is(" is deprecated")) return "NCCL_ASYNC_ERROR_HANDLING";
+  if (ends_with(near, "variable ")) return "MASTER_ADDR";
+  if (ends_with(near, "use ") && has(all, "deprecated")) return "TORCH_NCCL_ASYNC_ERROR_HANDLING";
+  if (ends_with(near, "handler for ")) return "foo";
+  if (ends_with(near, "device type ")) return "cpu";
+  if (ends_with(near, "backend ")) return "gloo";
+  if (ends_with(near, "does not support ")) return "reduce_scatter";
+  if (ends_with(near, "address for: ")) return "eth1";
+  if (ends_with(near, "peer [") || ends_with(near, "error [") || ends_with(near, "timeout ["))
+    return "10.0.0.5";
+  if (ends_with(near, "future for ")) return "Flight recorder dump in heartbeatMonitor";
+  if (ends_with(near, "due to ")) return "collective timeout or exception";
+  if (ends_with(near, "time      : ")) return "2024-12-03_17:20:14";
+  if (ends_with(near, "host      : ")) return "node-3";
+  if (ends_with(near, "====\\n")) return "train.py";
+  if (ends_with(near, "key '") || ends_with(near, "get('")) return "0";
+  if (ends_with(near, "nccl version ")) return "2.21.5";
+  if (ends_with(near, "error in: ")) return "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp";
+  if (ends_with(near, "trace: ") || ends_with(near, "collectives: ")) return "1";
+  // A nested message (a reason, the detail of an exception, NCCL's last error): a neutral
+  // text, so a row is recognised for its own words, not for the message it quotes.
+  return "<detail>";
+}
+
+// Renders a printf-style format string with plausible values ({} as in libfmt and Python is
+// read as %s). A literal "\n" (backslash, n) in the TSV stays as it is; the caller splits on
+// it. `torch`: the row is PyTorch's, whose %s values come from torch_string_value.
+std::string render(const std::string& fmt, const std::string& file, bool torch = false) {
   std::string out;
   for (std::size_t i = 0; i < fmt.size();) {
-    if (fmt.compare(i, 6, "{name}") == 0) {
+    if (fmt.compare(i, 6, "{name}") == 0 && !torch) {
       out += call_name(file);
       i += 6;
+      continue;
+    }
+    if (fmt.compare(i, 2, "{}") == 0) {
+      out += torch ? torch_string_value(out, fmt.substr(i + 2)) : string_value(out, file);
+      i += 2;
       continue;
     }
     if (fmt[i] != '%') {
@@ -150,7 +244,7 @@ std::string render(const std::string& fmt, const std::string& file) {
         out += "0x7f3a10";
         break;
       case 's':
-        out += string_value(out, file);
+        out += torch ? torch_string_value(out, fmt.substr(j + 1)) : string_value(out, file);
         break;
       case 'f':
       case 'g':
@@ -248,9 +342,71 @@ void add(Report& rep, const Row& row, const std::vector<std::string>& lines, con
 
 using ff::test::read_file;
 
+// The exception type as Python's last traceback line names it: c10's Dist*Error types are
+// bound as torch.distributed.*.
+std::string exception_name(const std::string& result_code) {
+  if (result_code.rfind("Dist", 0) == 0) return "torch.distributed." + result_code;
+  return result_code;
+}
+
+// The physical lines of a PyTorch row as its producer prints them.
+std::vector<std::string> render_torch(const Row& row) {
+  auto lines = physical_lines(render(row.format, row.file, /*torch=*/true));
+  std::string key = file_key(row.file);
+  std::string base = basename_of(key);
+  char severity = row.level == "FATAL" ? 'F' : row.level == "WARNING" ? 'W' : 'E';
+  if (row.level == "EXC") {
+    if (!row.result_code.empty()) {
+      std::string name = exception_name(row.result_code);
+      lines.front() = lines.front().empty() ? name : name + ": " + lines.front();
+    }
+  } else if (ends_with(base, ".cpp") || ends_with(base, ".hpp") || ends_with(base, ".cc")) {
+    // c10's glog-style prefix as torchrun prints it for rank 0.
+    lines.front() = std::string("[rank0]:[") + severity + "1203 17:20:14.123456789 " + base +
+                    ":1316] " + lines.front();
+  } else if (ends_with(base, ".py")) {
+    // torch's logging format (torchelastic, distributed_c10d), relative path and pid.
+    lines.front() =
+        std::string(1, severity) + "1203 17:20:14.123000 4242 " + key + ":812] " + lines.front();
+  }
+  return lines;
+}
+
+bool is_torch_level(const std::string& level) {
+  return level == "ERROR" || level == "FATAL" || level == "EXC" || level == "WARNING";
+}
+
+// Reads one table into the two reports.
+void measure(const std::string& tsv, const Catalog& catalog, Report& nccl, Report& torch,
+             bool verbose) {
+  std::istringstream in(read_file(tsv));
+  std::string line;
+  bool header = true;
+  const std::string nccl_prefix = "node01:1234:1290 [3] NCCL WARN ";
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (header) {
+      header = false;
+      continue;
+    }
+    auto f = split(line, '\t');
+    if (f.size() < 4) continue;
+    Row row{f[0], f[1], f[2], f[3], f.size() > 4 ? f[4] : std::string()};
+    if (row.level == "WARN") {
+      auto lines = physical_lines(render(row.format, row.file));
+      lines.front() = nccl_prefix + lines.front();
+      add(nccl, row, lines, judge(catalog, lines), verbose);
+    } else if (is_torch_level(row.level)) {
+      auto lines = render_torch(row);
+      add(torch, row, lines, judge(catalog, lines), verbose);
+    }
+  }
+}
+
 int usage() {
-  std::cerr << "usage: ff_coverage_test [--min F] [--verbose] MESSAGES_TSV\n"
-               "  F is a fraction in [0, 1] (default 0.90)\n";
+  std::cerr << "usage: ff_coverage_test [--min F] [--subject nccl|pytorch] [--verbose] "
+               "MESSAGES_TSV...\n"
+               "  F is a fraction in [0, 1] (default 0.90); the subject's rows decide\n";
   return 2;
 }
 
@@ -259,7 +415,8 @@ int usage() {
 int main(int argc, char** argv) {
   double min_share = 0.90;
   bool verbose = false;
-  std::string tsv;
+  std::string subject = "nccl";
+  std::vector<std::string> tsvs;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     const char* v = nullptr;
@@ -273,61 +430,38 @@ int main(int argc, char** argv) {
       char* end = nullptr;
       min_share = std::strtod(v, &end);
       if (end == v || *end != '\0' || !(min_share >= 0.0 && min_share <= 1.0)) return usage();
+    } else if (a == "--subject" && i + 1 < argc) {
+      subject = argv[++i];
+      if (subject != "nccl" && subject != "pytorch") return usage();
     } else if (a == "--verbose") {
       verbose = true;
     } else if (!a.empty() && a[0] == '-') {
       return usage();
-    } else if (tsv.empty()) {
-      tsv = a;
     } else {
-      return usage();
+      if (!std::filesystem::is_regular_file(a)) return usage();
+      tsvs.push_back(a);
     }
   }
-  if (tsv.empty() || !std::filesystem::is_regular_file(tsv)) return usage();
+  if (tsvs.empty()) return usage();
 
   auto loaded = ff::cli::load_catalog({});
   for (const auto& p : loaded.problems) std::cerr << "rule problem: " << p.to_string() << "\n";
   const Catalog& catalog = loaded.catalog;
 
-  std::istringstream in(read_file(tsv));
-  std::string line;
-  bool header = true;
   Report nccl, torch;
-  const std::string nccl_prefix = "node01:1234:1290 [3] NCCL WARN ";
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (header) {
-      header = false;
-      continue;
-    }
-    auto f = split(line, '\t');
-    if (f.size() < 4) continue;
-    Row row{f[0], f[1], f[2], f[3]};
-    if (row.level == "WARN") {
-      auto lines = physical_lines(render(row.format, row.file));
-      lines.front() = nccl_prefix + lines.front();
-      add(nccl, row, lines, judge(catalog, lines), verbose);
-    } else if (row.level == "ERROR" || row.level == "FATAL" || row.level == "EXC") {
-      auto lines = physical_lines(render(row.format, row.file));
-      std::string key = file_key(row.file);
-      std::string base = basename_of(key);
-      if ((row.level == "ERROR" || row.level == "FATAL") &&
-          (ends_with(base, ".cpp") || ends_with(base, ".hpp") || ends_with(base, ".cc"))) {
-        // c10's glog-style prefix as torchrun prints it for rank 0.
-        std::string prefix = std::string("[rank0]:[") + (row.level == "FATAL" ? "F" : "E") +
-                             "1203 17:20:14.123456789 " + base + ":1316] ";
-        lines.front() = prefix + lines.front();
-      }
-      add(torch, row, lines, judge(catalog, lines), verbose);
-    }
-  }
+  for (const auto& tsv : tsvs) measure(tsv, catalog, nccl, torch, verbose);
 
-  print_report("PyTorch ERROR/FATAL/EXC rows (reported only)", torch);
-  print_report("NCCL WARN rows", nccl);
-  double share = nccl.all.total ? static_cast<double>(nccl.all.recognised) / nccl.all.total : 0.0;
-  bool pass = nccl.all.total > 0 && share + 1e-9 >= min_share;
-  std::cout << "threshold " << min_share * 100 << "%: "
-            << (pass ? "nccl_warn_coverage: PASS" : "nccl_warn_coverage: FAIL (below threshold)")
-            << "\n";
+  bool on_torch = subject == "pytorch";
+  print_report(
+      std::string("PyTorch ERROR/FATAL/WARNING/EXC rows") + (on_torch ? "" : " (reported only)"),
+      torch);
+  print_report(std::string("NCCL WARN rows") + (on_torch ? " (reported only)" : ""), nccl);
+  const Report& decides = on_torch ? torch : nccl;
+  const char* name = on_torch ? "torch_message_coverage" : "nccl_warn_coverage";
+  double share =
+      decides.all.total ? static_cast<double>(decides.all.recognised) / decides.all.total : 0.0;
+  bool pass = decides.all.total > 0 && share + 1e-9 >= min_share;
+  std::cout << "threshold " << min_share * 100 << "%: " << name
+            << (pass ? ": PASS" : ": FAIL (below threshold)") << "\n";
   return pass ? 0 : 1;
 }
