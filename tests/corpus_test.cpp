@@ -34,6 +34,7 @@
 #include "cli/rule_set.hpp"
 #include "corpus_case.hpp"
 #include "percent.hpp"
+#include "test_args.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -271,14 +272,6 @@ int run_healthy(const fs::path& dir, const Options& opt) {
   return pass ? 0 : 1;
 }
 
-bool parse_fraction(const char* s, double& out) {
-  char* end = nullptr;
-  double v = std::strtod(s, &end);
-  if (end == s || *end != '\0' || !(v >= 0.0 && v <= 1.0)) return false;
-  out = v;
-  return true;
-}
-
 int usage() {
   std::cerr << "usage: ff_corpus_test [--min-category F] [--min-line F] [--no-outcome] [RULES] "
                "CORPUS_DIR\n"
@@ -299,19 +292,15 @@ int main(int argc, char** argv) {
   std::string dir;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    auto value = [&](const std::string& flag) -> const char* {
-      if (a.rfind(flag + "=", 0) == 0) return argv[i] + flag.size() + 1;
-      if (a == flag && i + 1 < argc) return argv[++i];
-      return nullptr;
-    };
+    auto value = [&](const std::string& flag) { return ff::test::flag_value(argc, argv, i, flag); };
     if (a == "--healthy") {
       healthy = true;
     } else if (a.rfind("--min-category", 0) == 0) {
       const char* v = value("--min-category");
-      if (!v || !parse_fraction(v, min_category)) return usage();
+      if (!v || !ff::test::parse_fraction(v, min_category)) return usage();
     } else if (a.rfind("--min-line", 0) == 0) {
       const char* v = value("--min-line");
-      if (!v || !parse_fraction(v, min_line)) return usage();
+      if (!v || !ff::test::parse_fraction(v, min_line)) return usage();
     } else if (a == "--no-outcome") {
       opt.use_outcome = false;
     } else if (a == "--no-builtin-rules") {

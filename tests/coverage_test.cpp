@@ -42,6 +42,7 @@
 #include "cli/rule_set.hpp"
 #include "coverage_common.hpp"
 #include "percent.hpp"
+#include "test_args.hpp"
 
 namespace {
 
@@ -419,17 +420,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> tsvs;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    const char* v = nullptr;
-    if (a.rfind("--min=", 0) == 0)
-      v = argv[i] + 6;
-    else if (a == "--min" && i + 1 < argc)
-      v = argv[++i];
-    else if (a == "--min")
-      return usage();
-    if (v) {
-      char* end = nullptr;
-      min_share = std::strtod(v, &end);
-      if (end == v || *end != '\0' || !(min_share >= 0.0 && min_share <= 1.0)) return usage();
+    if (a == "--min" || a.rfind("--min=", 0) == 0) {
+      const char* v = ff::test::flag_value(argc, argv, i, "--min");
+      if (!v || !ff::test::parse_fraction(v, min_share)) return usage();
     } else if (a == "--subject" && i + 1 < argc) {
       subject = argv[++i];
       if (subject != "nccl" && subject != "pytorch") return usage();

@@ -29,6 +29,7 @@
 #include "cli/rule_set.hpp"
 #include "corpus_case.hpp"
 #include "percent.hpp"
+#include "test_args.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -238,10 +239,9 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     if (a == "--only" && i + 1 < argc) {
       only = argv[++i];
-    } else if (a == "--min" && i + 1 < argc) {
-      char* end = nullptr;
-      min = std::strtod(argv[++i], &end);
-      if (*end != '\0' || !(min >= 0 && min <= 1)) return usage();
+    } else if (a == "--min" || a.rfind("--min=", 0) == 0) {
+      const char* v = ff::test::flag_value(argc, argv, i, "--min");
+      if (!v || !ff::test::parse_fraction(v, min)) return usage();
     } else if (a == "--healthy-run" && i + 1 < argc) {
       healthy_path = argv[++i];
     } else if (!a.empty() && a[0] != '-' && dir.empty()) {
