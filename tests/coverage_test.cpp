@@ -1,15 +1,23 @@
-// How much of what NCCL and PyTorch's distributed stack can print the built-in catalog
-// recognises.
+// How much of what NCCL, PyTorch's distributed stack, aws-ofi-nccl and RCCL can print the
+// built-in catalog recognises.
 //
-//   ff_coverage_test [--min F] [--subject nccl|pytorch] [--verbose] MESSAGES_TSV...
+//   ff_coverage_test [--min F] [--subject nccl|pytorch|ofi|rccl] [--verbose] MESSAGES_TSV...
 //
 // Each MESSAGES_TSV is a table of format strings taken from a producer's own source
 // (tests/data/nccl-messages.tsv: NCCL's, with a few PyTorch rows at the end;
-// tests/data/torch-messages.tsv: PyTorch c10d's and torchelastic's; see tests/data/README.md).
+// tests/data/torch-messages.tsv: PyTorch c10d's and torchelastic's; tests/data/ofi-messages.tsv:
+// aws-ofi-nccl's; tests/data/rccl-messages.tsv: RCCL's own, those NCCL does not print; see
+// tests/data/README.md).
 // Every row is rendered with plausible values (%d -> 3, %x -> 7f3a, %p -> 0x7f3a10, %s or {}
 // -> a token that fits the text around it, {name} -> a call name, %% -> %) the way its
 // producer prints it, and matched against the catalog:
-//   - NCCL rows (level WARN) behind a real NCCL prefix;
+//   - NCCL rows (level WARN) behind a real NCCL prefix; RCCL's rows (source_repo ROCm/rccl) the
+//     same way, since RCCL prints through NCCL's logger;
+//   - aws-ofi-nccl rows (source_repo aws/aws-ofi-nccl, format strings with the "NET/OFI " its
+//     NCCL_OFI_WARN macro puts in front) behind the prefix NCCL's logger gives a plugin's WARN:
+//     the function (__PRETTY_FUNCTION__: the name in C, "int name()" as a stand-in for C++'s
+//     signature) and line in place of NCCL's own file:line ("[3] nccl_net_ofi_rdma_init:7978
+//     NCCL WARN NET/OFI ...");
 //   - PyTorch rows (levels ERROR, FATAL, WARNING, EXC): C++ log lines behind c10's glog-style
 //     prefix ("[rank0]:[E1203 17:20:14.123456789 ProcessGroupNCCL.cpp:1316] "), Python log
 //     lines behind torch's logging prefix ("E1203 17:20:14.123000 4242 torch/.../api.py:812] "),
@@ -21,9 +29,9 @@
 // hit does not count. A message whose format string holds "\n" is printed as several lines,
 // the first behind the prefix; it is recognised when one of them is.
 //
-// Prints the counts per source file, the unrecognised messages and the total of both sets,
-// and fails when the share of the --subject set (default nccl) recognised is below --min (a
-// fraction; default 0.90). The other set is reported only.
+// Prints the counts per source file, the unrecognised messages and the total of each set that
+// has rows, and fails when the share of the --subject set (default nccl) recognised is below
+// --min (a fraction; default 0.90). The other sets are reported only.
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -377,8 +385,33 @@ bool is_torch_level(const std::string& level) {
   return level == "ERROR" || level == "FATAL" || level == "EXC" || level == "WARNING";
 }
 
-// Reads one table into the two reports.
-void measure(const std::string& tsv, const Catalog& catalog, Report& nccl, Report& torch,
+// The plugin's WARN prefix: NCCL's logger prints the filefunc the plugin passes
+// (__PRETTY_FUNCTION__) and its line, "src/x.cpp:123 (fn)" in the file column.
+std::string plugin_prefix(const Row& row) {
+  std::string fn = "nccl_net_ofi_fn";
+  std::size_t open = row.file.find(" (");
+  if (open != std::string::npos && ends_with(row.file, ")"))
+    fn = row.file.substr(open + 2, row.file.size() - open - 3);
+  std::string key = file_key(row.file);
+  if (ends_with(key, ".cpp") || ends_with(key, ".hpp")) fn = "int " + fn + "()";
+  std::string line = "1316";
+  std::size_t colon = row.file.find(':');
+  if (colon != std::string::npos) {
+    std::size_t end = row.file.find_first_not_of("0123456789", colon + 1);
+    if (end != colon + 1) line = row.file.substr(colon + 1, end - colon - 1);
+  }
+  return "node01:1234:1290 [3] " + fn + ":" + line + " NCCL WARN ";
+}
+
+// The report a row belongs to, by the repository its source_repo names.
+std::string subject_of(const Row& row) {
+  if (row.repo.rfind("aws/aws-ofi-nccl", 0) == 0) return "ofi";
+  if (row.repo.rfind("ROCm/rccl", 0) == 0) return "rccl";
+  return is_torch_level(row.level) ? "pytorch" : "nccl";
+}
+
+// Reads one table into the reports, keyed by subject.
+void measure(const std::string& tsv, const Catalog& catalog, std::map<std::string, Report>& reports,
              bool verbose) {
   std::istringstream in(read_file(tsv));
   std::string line;
@@ -393,19 +426,20 @@ void measure(const std::string& tsv, const Catalog& catalog, Report& nccl, Repor
     auto f = split(line, '\t');
     if (f.size() < 4) continue;
     Row row{f[0], f[1], f[2], f[3], f.size() > 4 ? f[4] : std::string()};
+    std::string subject = subject_of(row);
     if (row.level == "WARN") {
       auto lines = physical_lines(render(row.format, row.file));
-      lines.front() = nccl_prefix + lines.front();
-      add(nccl, row, lines, judge(catalog, lines), verbose);
+      lines.front() = (subject == "ofi" ? plugin_prefix(row) : nccl_prefix) + lines.front();
+      add(reports[subject], row, lines, judge(catalog, lines), verbose);
     } else if (is_torch_level(row.level)) {
       auto lines = render_torch(row);
-      add(torch, row, lines, judge(catalog, lines), verbose);
+      add(reports[subject], row, lines, judge(catalog, lines), verbose);
     }
   }
 }
 
 int usage() {
-  std::cerr << "usage: ff_coverage_test [--min F] [--subject nccl|pytorch] [--verbose] "
+  std::cerr << "usage: ff_coverage_test [--min F] [--subject nccl|pytorch|ofi|rccl] [--verbose] "
                "MESSAGES_TSV...\n"
                "  F is a fraction in [0, 1] (default 0.90); the subject's rows decide\n";
   return 2;
@@ -425,7 +459,8 @@ int main(int argc, char** argv) {
       if (!v || !ff::test::parse_fraction(v, min_share)) return usage();
     } else if (a == "--subject" && i + 1 < argc) {
       subject = argv[++i];
-      if (subject != "nccl" && subject != "pytorch") return usage();
+      if (subject != "nccl" && subject != "pytorch" && subject != "ofi" && subject != "rccl")
+        return usage();
     } else if (a == "--verbose") {
       verbose = true;
     } else if (!a.empty() && a[0] == '-') {
@@ -441,16 +476,28 @@ int main(int argc, char** argv) {
   for (const auto& p : loaded.problems) std::cerr << "rule problem: " << p.to_string() << "\n";
   const Catalog& catalog = loaded.catalog;
 
-  Report nccl, torch;
-  for (const auto& tsv : tsvs) measure(tsv, catalog, nccl, torch, verbose);
+  std::map<std::string, Report> reports;
+  for (const auto& tsv : tsvs) measure(tsv, catalog, reports, verbose);
 
-  bool on_torch = subject == "pytorch";
-  print_report(
-      std::string("PyTorch ERROR/FATAL/WARNING/EXC rows") + (on_torch ? "" : " (reported only)"),
-      torch);
-  print_report(std::string("NCCL WARN rows") + (on_torch ? " (reported only)" : ""), nccl);
-  const Report& decides = on_torch ? torch : nccl;
-  const char* name = on_torch ? "torch_message_coverage" : "nccl_warn_coverage";
+  struct Subject {
+    const char* key;
+    const char* title;
+    const char* test;
+  };
+  const Subject subjects[] = {
+      {"pytorch", "PyTorch ERROR/FATAL/WARNING/EXC rows", "torch_message_coverage"},
+      {"ofi", "aws-ofi-nccl NET/OFI WARN rows", "ofi_message_coverage"},
+      {"rccl", "RCCL's own WARN rows", "rccl_message_coverage"},
+      {"nccl", "NCCL WARN rows", "nccl_warn_coverage"},
+  };
+  const char* name = "";
+  for (const auto& s : subjects) {
+    bool deciding = subject == s.key;
+    if (deciding) name = s.test;
+    if (deciding || reports[s.key].all.total > 0)
+      print_report(std::string(s.title) + (deciding ? "" : " (reported only)"), reports[s.key]);
+  }
+  const Report& decides = reports[subject];
   double share =
       decides.all.total ? static_cast<double>(decides.all.recognised) / decides.all.total : 0.0;
   bool pass = decides.all.total > 0 && share + 1e-9 >= min_share;
