@@ -255,6 +255,23 @@ TEST_CASE("a finding alone is no failure", "[finding]") {
   CHECK(other.findings.size() == 1);
 }
 
+TEST_CASE("an INFO teardown line does not make a warning the cause of a working job", "[finding]") {
+  Rule warned = make("warned", "net-plugin", Role::kFinding, 0.4, "NCCL WARN NET/OFI \\S");
+  warned.explains = {"net-plugin", "remote-peer"};
+  auto c = catalog({warned, make("closed", "remote-peer", Role::kSymptom, 0.3,
+                                 "Connection closed by localRank")});
+  const std::string log =
+      "node:21:585 [0] NCCL WARN NET/OFI Attempt to call recv_close with outstanding requests!\n"
+      "node:21:22 [0] NCCL INFO [Service thread] Connection closed by localRank 0\n";
+  // A job that ended normally prints both: an observation, no cause.
+  auto a = run(c, log);
+  CHECK(a.diagnoses.empty());
+  REQUIRE_FALSE(a.findings.empty());
+  CHECK(a.events[a.findings.front()].line == 0);  // the warning, listed
+  // Known to have failed, the teardown line is evidence the warning can explain.
+  check_first(c, log, "net-plugin", 0, failed());
+}
+
 TEST_CASE("line precedence: specific rules, then context, then fallback", "[fallback]") {
   Rule benign = make("benign", "none", Role::kContext, 0.1, "NCCL WARN NET/Plugin");
   benign.benign = true;

@@ -747,18 +747,16 @@ struct Diagnoser {
       unused_summaries.insert(unused_summaries.end(), summaries.begin(), summaries.end());
   }
 
-  // Observations become causes only next to a failure they can explain. An error line no
-  // rule knows (a fallback) is such a failure only when the job is known to have failed: a
-  // working job's plugins warn too, and those lines are set aside later.
+  // Observations become causes only next to a failure they can explain. A symptom its
+  // producer printed at INFO level (NCCL's teardown lines: a local rank's connection closed)
+  // is such a failure only when the job is known to have failed: a working job prints them
+  // too, and INFO lines never lead alone.
   void add_explaining_findings() {
-    // Nor is a symptom its producer printed at INFO level (NCCL's teardown lines).
     std::set<std::string> failing;
-    for (const auto* list : {&causes, &summaries})
+    for (const auto* list : {&causes, &summaries, &fallbacks})
       for (std::size_t i : *list) failing.insert(readings[i].category);
     for (std::size_t i : symptoms)
       if (!info(i) || outcome.known_failure()) failing.insert(readings[i].category);
-    if (outcome.known_failure())
-      for (std::size_t i : fallbacks) failing.insert(readings[i].category);
     for (const auto& [cat, h] : hyps) failing.insert(cat);
     for (std::size_t i : findings) {
       const Rule& r = rules[events[i].rule];
