@@ -109,7 +109,12 @@ printf 'E1203 10:11:12.123456 100 trainer.cc:88] something odd happened here\n' 
 "$ff" watch --idle 4 --poll-ms 20 --min-confidence 0.1 --hold 2 \
   --on-fault "echo \"\$FIRSTFAULT_CATEGORY\" >> '$tmp/hold.calls'" "$tmp/hold" >"$tmp/out" 2>&1 &
 pid=$!
-sleep 0.7
+# Append the stronger cause once the weak one has been printed (not after a fixed delay: a
+# loaded machine or a sanitizer build can take longer than any sleep to get there).
+for _ in $(seq 1 200); do
+  grep -q '=== firstfault watch' "$tmp/out" 2>/dev/null && break
+  sleep 0.05
+done
 oom 1 >>"$tmp/hold/a.log"
 wait "$pid"
 check "--hold: exit 3" test $? -eq 3
