@@ -1,7 +1,8 @@
 // How much of what NCCL, PyTorch's distributed stack, aws-ofi-nccl and RCCL can print the
 // built-in catalog recognises.
 //
-//   ff_coverage_test [--min F] [--subject nccl|pytorch|ofi|rccl] [--verbose] MESSAGES_TSV...
+//   ff_coverage_test [--min F] [--subject nccl|pytorch|ofi|rccl|framework] [--verbose]
+//                    [--no-builtin-rules] [--rules DIR]... MESSAGES_TSV...
 //
 // Each MESSAGES_TSV is a table of format strings taken from a producer's own source
 // (tests/data/nccl-messages.tsv: NCCL's, with a few PyTorch rows at the end;
@@ -22,7 +23,12 @@
 //     prefix ("[rank0]:[E1203 17:20:14.123456789 ProcessGroupNCCL.cpp:1316] "), Python log
 //     lines behind torch's logging prefix ("E1203 17:20:14.123000 4242 torch/.../api.py:812] "),
 //     exceptions as Python's last traceback line ("torch.distributed.DistBackendError: ...",
-//     the result_code column naming the type; a type with an empty message prints alone).
+//     the result_code column naming the type; a type with an empty message prints alone);
+//   - DeepSpeed, Megatron-LM and vLLM rows (tests/data/framework-messages.tsv, by source_repo)
+//     behind their loggers' prefixes ("[2025-01-01 00:00:00,000] [ERROR] [launch.py:341:
+//     sigkill_handler] ", "ERROR 01-01 00:00:00 [file.py:123] ", "WARNING:megatron.core.x:"),
+//     exceptions as PyTorch's, print_rank_0 lines (level PRINT) bare.
+// --rules and --no-builtin-rules measure a rules folder other than the built-in catalog.
 // The rule that speaks for a line is the hit with the highest analysis::line_precedence (as
 // in the scan). A message is recognised when that rule's role is cause, symptom, finding or
 // context (benign listings are context); a fallback rule (a generic error-level pattern) or no
@@ -126,6 +132,14 @@ std::string torch_string_value(const std::string& before, const std::string& aft
   auto next_is = [&](const char* s) { return next.rfind(s, 0) == 0; };
   if (next_is("network")) return "";  // "The %snetwork addresses": "IPv4 " or nothing
   if (ends_with(near, "timed out after ")) return "600000ms";
+  // DeepSpeed's, Megatron-LM's and vLLM's values (framework-messages.tsv).
+  if (ends_with(near, "nccl==")) return "2.21.5";
+  if (ends_with(near, "rank=") && next_is(" died")) return "[3]";
+  if (ends_with(near, "access from ")) return "(0, 1)";
+  if (ends_with(near, "valid gpu counts: ")) return "[8, 16, 32]";
+  if (has(all, "disagreement between rank0") && ends_with(near, ": ")) return "[12, 40, 7]";
+  if (next_is("/") || next_is(" gib")) return "20.5";
+  if (ends_with(near, "worker ") && next_is(" pid")) return "VllmWorkerProcess";
   if (ends_with(near, "(") && next_is(", ")) return "master-0";  // (host, port)
   if (ends_with(near, "host ") && next_is(":")) return "master-0";
   if (ends_with(near, "connect to ") || ends_with(near, "bind to ") ||
@@ -403,10 +417,58 @@ std::string plugin_prefix(const Row& row) {
   return "node01:1234:1290 [3] " + fn + ":" + line + " NCCL WARN ";
 }
 
+// DeepSpeed's, Megatron-LM's and vLLM's rows (tests/data/framework-messages.tsv).
+bool is_framework_repo(const std::string& repo) {
+  return repo.rfind("deepspeedai/DeepSpeed", 0) == 0 || repo.rfind("NVIDIA/Megatron-LM", 0) == 0 ||
+         repo.rfind("vllm-project/vllm", 0) == 0;
+}
+
+// "megatron/core/rerun_state_machine.py:503 (validate_result)" -> "validate_result".
+std::string function_of(const std::string& file) {
+  std::size_t open = file.find(" (");
+  if (open == std::string::npos || !ends_with(file, ")")) return "<module>";
+  return file.substr(open + 2, file.size() - open - 3);
+}
+
+// The line number the file column names, else a plausible one.
+std::string line_of(const std::string& file) {
+  std::size_t colon = file.find(':');
+  if (colon != std::string::npos) {
+    std::size_t end = file.find_first_not_of("0123456789", colon + 1);
+    if (end != colon + 1) return file.substr(colon + 1, end - colon - 1);
+  }
+  return "123";
+}
+
+// The physical lines of a framework row as its producer prints them: exceptions as Python's
+// last traceback line (as render_torch does); DeepSpeed's logger ("[2025-01-01 00:00:00,000]
+// [ERROR] [launch.py:341:sigkill_handler] "), vLLM's ("ERROR 01-01 00:00:00 [file.py:123] "),
+// Megatron's (Python logging's default "WARNING:megatron.core.x:"; print_rank_0 lines, level
+// PRINT, bare).
+std::vector<std::string> render_framework(const Row& row) {
+  if (row.level == "EXC") return render_torch(row);
+  auto lines = physical_lines(render(row.format, row.file, /*torch=*/true));
+  std::string key = file_key(row.file);
+  std::string base = basename_of(key);
+  if (row.repo.rfind("deepspeedai/DeepSpeed", 0) == 0) {
+    lines.front() = "[2025-01-01 00:00:00,000] [" + row.level + "] [" + base + ":" +
+                    line_of(row.file) + ":" + function_of(row.file) + "] " + lines.front();
+  } else if (row.repo.rfind("vllm-project/vllm", 0) == 0) {
+    lines.front() =
+        row.level + " 01-01 00:00:00 [" + base + ":" + line_of(row.file) + "] " + lines.front();
+  } else if (row.level != "PRINT") {
+    std::string logger = key.size() > 3 ? key.substr(0, key.size() - 3) : key;  // drop ".py"
+    std::replace(logger.begin(), logger.end(), '/', '.');
+    lines.front() = row.level + ":" + logger + ":" + lines.front();
+  }
+  return lines;
+}
+
 // The report a row belongs to, by the repository its source_repo names.
 std::string subject_of(const Row& row) {
   if (row.repo.rfind("aws/aws-ofi-nccl", 0) == 0) return "ofi";
   if (row.repo.rfind("ROCm/rccl", 0) == 0) return "rccl";
+  if (is_framework_repo(row.repo)) return "framework";
   return is_torch_level(row.level) ? "pytorch" : "nccl";
 }
 
@@ -427,7 +489,10 @@ void measure(const std::string& tsv, const Catalog& catalog, std::map<std::strin
     if (f.size() < 4) continue;
     Row row{f[0], f[1], f[2], f[3], f.size() > 4 ? f[4] : std::string()};
     std::string subject = subject_of(row);
-    if (row.level == "WARN") {
+    if (subject == "framework") {
+      auto lines = render_framework(row);
+      add(reports[subject], row, lines, judge(catalog, lines), verbose);
+    } else if (row.level == "WARN") {
       auto lines = physical_lines(render(row.format, row.file));
       lines.front() = (subject == "ofi" ? plugin_prefix(row) : nccl_prefix) + lines.front();
       add(reports[subject], row, lines, judge(catalog, lines), verbose);
@@ -439,8 +504,8 @@ void measure(const std::string& tsv, const Catalog& catalog, std::map<std::strin
 }
 
 int usage() {
-  std::cerr << "usage: ff_coverage_test [--min F] [--subject nccl|pytorch|ofi|rccl] [--verbose] "
-               "MESSAGES_TSV...\n"
+  std::cerr << "usage: ff_coverage_test [--min F] [--subject nccl|pytorch|ofi|rccl|framework] "
+               "[--verbose] [--no-builtin-rules] [--rules DIR]... MESSAGES_TSV...\n"
                "  F is a fraction in [0, 1] (default 0.90); the subject's rows decide\n";
   return 2;
 }
@@ -452,6 +517,8 @@ int main(int argc, char** argv) {
   bool verbose = false;
   std::string subject = "nccl";
   std::vector<std::string> tsvs;
+  std::vector<std::string> rule_dirs;
+  bool builtin = true;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--min" || a.rfind("--min=", 0) == 0) {
@@ -459,10 +526,15 @@ int main(int argc, char** argv) {
       if (!v || !ff::test::parse_fraction(v, min_share)) return usage();
     } else if (a == "--subject" && i + 1 < argc) {
       subject = argv[++i];
-      if (subject != "nccl" && subject != "pytorch" && subject != "ofi" && subject != "rccl")
+      if (subject != "nccl" && subject != "pytorch" && subject != "ofi" && subject != "rccl" &&
+          subject != "framework")
         return usage();
     } else if (a == "--verbose") {
       verbose = true;
+    } else if (a == "--no-builtin-rules") {
+      builtin = false;
+    } else if (a == "--rules" && i + 1 < argc) {
+      rule_dirs.push_back(argv[++i]);
     } else if (!a.empty() && a[0] == '-') {
       return usage();
     } else {
@@ -472,7 +544,7 @@ int main(int argc, char** argv) {
   }
   if (tsvs.empty()) return usage();
 
-  auto loaded = ff::cli::load_catalog({});
+  auto loaded = ff::cli::load_catalog(rule_dirs, builtin);
   for (const auto& p : loaded.problems) std::cerr << "rule problem: " << p.to_string() << "\n";
   const Catalog& catalog = loaded.catalog;
 
@@ -488,6 +560,7 @@ int main(int argc, char** argv) {
       {"pytorch", "PyTorch ERROR/FATAL/WARNING/EXC rows", "torch_message_coverage"},
       {"ofi", "aws-ofi-nccl NET/OFI WARN rows", "ofi_message_coverage"},
       {"rccl", "RCCL's own WARN rows", "rccl_message_coverage"},
+      {"framework", "DeepSpeed, Megatron-LM and vLLM rows", "framework_message_coverage"},
       {"nccl", "NCCL WARN rows", "nccl_warn_coverage"},
   };
   const char* name = "";
