@@ -1,8 +1,9 @@
-// How much of what NCCL, PyTorch's distributed stack, aws-ofi-nccl and RCCL can print the
+// How much of what NCCL, PyTorch's distributed stack, DeepSpeed, Megatron-LM, vLLM, aws-ofi-nccl,
+// RCCL and the launchers and runtimes around a job (Open MPI / PRRTE, Slurm, UCX) can print the
 // built-in catalog recognises.
 //
-//   ff_coverage_test [--min F] [--subject nccl|pytorch|ofi|rccl|framework] [--verbose]
-//                    [--no-builtin-rules] [--rules DIR]... MESSAGES_TSV...
+//   ff_coverage_test [--min F] [--subject nccl|pytorch|ofi|rccl|framework|launcher]
+//                    [--verbose] [--no-builtin-rules] [--rules DIR]... MESSAGES_TSV...
 //
 // Each MESSAGES_TSV is a table of format strings taken from a producer's own source
 // (tests/data/nccl-messages.tsv: NCCL's, with a few PyTorch rows at the end;
@@ -29,6 +30,10 @@
 //     sigkill_handler] ", "ERROR 01-01 00:00:00 [file.py:123] ", "WARNING:megatron.core.x:"),
 //     exceptions as PyTorch's, print_rank_0 lines (level PRINT) bare.
 // --rules and --no-builtin-rules measure a rules folder other than the built-in catalog.
+//   - launcher rows (tests/data/launcher-messages.tsv: source_repo open-mpi/ompi,
+//     openpmix/prrte, SchedMD/slurm, openucx/ucx) as render_launcher says: show_help banners
+//     as lines between dashed rules, srun's and slurmstepd's "srun: error: " prefixes, UCX's
+//     log format.
 // The rule that speaks for a line is the hit with the highest analysis::line_precedence (as
 // in the scan). A message is recognised when that rule's role is cause, symptom, finding or
 // context (benign listings are context); a fallback rule (a generic error-level pattern) or no
@@ -212,10 +217,78 @@ std::string torch_string_value(const std::string& before, const std::string& aft
   return "<detail>";
 }
 
+// A value for %s in a launcher's or runtime's message (Open MPI / PRRTE help text, srun,
+// slurmstepd, UCX), by the words just before and after it. `program`: what a help text's
+// leading %s names (mpirun, prterun).
+std::string launcher_string_value(const std::string& before, const std::string& after,
+                                  const std::string& program) {
+  std::string all = lower(before);
+  std::string near = all.size() > 40 ? all.substr(all.size() - 40) : all;
+  std::string next = lower(after.substr(0, 12));
+  auto next_is = [&](const char* s) { return next.rfind(s, 0) == 0; };
+  std::string line =
+      near.substr(near.rfind("\\n") == std::string::npos ? 0 : near.rfind("\\n") + 2);
+  if (line.empty() || ends_with(near, "signals sent by ") ||
+      ends_with(near, "specifying -quiet on the ") || ends_with(near, "misspelling a ") ||
+      ends_with(near, "remember that "))
+    return next_is(": %s %s:") ? "gpu-node-03" : program;  // srun's "%s: %s %s:" starts with hosts
+  if (next_is(" %s:")) return "task";                      // srun: "task" or "tasks"
+  if (ends_with(near, ": task ")) return "3";
+  if (ends_with(near, "task 3: ")) return "Segmentation fault";  // strsignal()
+  if (ends_with(near, "segmentation fault")) return " (core dumped)";
+  if (ends_with(near, "*** ")) return "JOB 871203";
+  if (next_is(" job %s terminated")) return "Primary";  // "%s job %s terminated normally, but"
+  if (ends_with(near, "primary job ")) return "";
+  if (ends_with(near, "normally, but 1 ")) return "process returned\\na non-zero exit code";
+  if (ends_with(near, "871203 on ") || ends_with(near, "terminated on ")) return "gpu-node-03";
+  if (ends_with(near, " at ")) return "2025-03-14T06:21:09";
+  if (ends_with(near, "due to signal ")) return "Terminated";
+  if (ends_with(near, "oom_kill event")) return "s";
+  if (ends_with(near, "caught signal 11 (")) return "Segmentation fault";
+  if (ends_with(near, "segmentation fault: ")) return "address not mapped to object at address ";
+  if (ends_with(near, "at address ")) return "0x8";
+  if (ends_with(near, "error '")) return "Endpoint timeout";
+  if (ends_with(near, "' on ")) return "rc_mlx5/mlx5_0:1";
+  if (ends_with(near, "no ")) return "auxiliary";
+  if (ends_with(near, "transport to ")) return "gpu-node-03";
+  if (ends_with(near, " on ") && next_is(":")) return "mlx5_0";  // UCT_IB_IFACE_FMT: dev:port/type
+  if (ends_with(near, ":1/")) return "IB";
+  if (ends_with(near, "async event on ")) return "mlx5_0";
+  if (ends_with(near, "communicator ")) return "MPI_COMM_WORLD";
+  if (has(near, "node") || has(near, "host") || ends_with(near, "on ")) return "gpu-node-03";
+  if (has(near, "process name: ") || has(near, "my name:") || ends_with(near, "proc: "))
+    return "[prterun-gpu-node-01-4242@1,3]";
+  if (has(near, "executable")) return "./train";
+  if (has(near, "directory")) return "/scratch/run";
+  if (ends_with(near, "error name: ")) return "Not found";
+  return "<detail>";
+}
+
+// An integer for %d in a launcher's message where the words before it decide (a signal, an
+// exit code, a rank); empty: the usual 3.
+std::string launcher_int_value(const std::string& before) {
+  std::string near = lower(before.size() > 24 ? before.substr(before.size() - 24) : before);
+  if (ends_with(near, "signal ") || ends_with(near, "exited on\\n")) return "11";
+  if (ends_with(near, "exit code ") || ends_with(near, "exit code:    ") ||
+      ends_with(near, "normally, but "))
+    return "1";
+  if (ends_with(near, "mlx5_0:")) return "1";  // UCT_IB_IFACE_FMT: device:port/type
+  return "";
+}
+
 // Renders a printf-style format string with plausible values ({} as in libfmt and Python is
 // read as %s). A literal "\n" (backslash, n) in the TSV stays as it is; the caller splits on
-// it. `torch`: the row is PyTorch's, whose %s values come from torch_string_value.
-std::string render(const std::string& fmt, const std::string& file, bool torch = false) {
+// it. `values`: whose messages the row holds (NCCL's, PyTorch's, a launcher's), which decides
+// the %s values; `program`: a launcher help text's own name.
+enum class Values { kNccl, kTorch, kLauncher };
+std::string render(const std::string& fmt, const std::string& file, Values values = Values::kNccl,
+                   const std::string& program = "") {
+  const bool torch = values == Values::kTorch;
+  auto string_for = [&](const std::string& so_far, std::size_t next) {
+    if (values == Values::kLauncher)
+      return launcher_string_value(so_far, fmt.substr(next), program);
+    return torch ? torch_string_value(so_far, fmt.substr(next)) : string_value(so_far, file);
+  };
   std::string out;
   for (std::size_t i = 0; i < fmt.size();) {
     if (fmt.compare(i, 6, "{name}") == 0 && !torch) {
@@ -224,7 +297,7 @@ std::string render(const std::string& fmt, const std::string& file, bool torch =
       continue;
     }
     if (fmt.compare(i, 2, "{}") == 0) {
-      out += torch ? torch_string_value(out, fmt.substr(i + 2)) : string_value(out, file);
+      out += string_for(out, i + 2);
       i += 2;
       continue;
     }
@@ -256,18 +329,29 @@ std::string render(const std::string& fmt, const std::string& file, bool torch =
       case 'd':
       case 'i':
       case 'u':
-      case 'o':
-        out += "3";
+      case 'o': {
+        std::string v = values == Values::kLauncher ? launcher_int_value(out) : "";
+        out += v.empty() ? "3" : v;
         break;
+      }
       case 'x':
       case 'X':
         out += "7f3a";
         break;
       case 'p':
-        out += "0x7f3a10";
+        // Slurm's printf extensions: %ps a step id, %pJ a job id.
+        if (values == Values::kLauncher && j + 1 < fmt.size() && fmt[j + 1] == 's') {
+          out += "StepId=871203.0";
+          ++j;
+        } else if (values == Values::kLauncher && j + 1 < fmt.size() && fmt[j + 1] == 'J') {
+          out += "JobId=871203";
+          ++j;
+        } else {
+          out += "0x7f3a10";
+        }
         break;
       case 's':
-        out += torch ? torch_string_value(out, fmt.substr(j + 1)) : string_value(out, file);
+        out += string_for(out, j + 1);
         break;
       case 'f':
       case 'g':
@@ -350,7 +434,12 @@ void add(Report& rep, const Row& row, const std::vector<std::string>& lines, con
   auto& t = rep.per_file[file_key(row.file)];
   ++t.total;
   ++rep.all.total;
-  std::string shown = lines.empty() ? std::string() : lines.front();
+  std::string shown;  // the first line with words (not show_help's dashed rule)
+  for (const auto& l : lines)
+    if (l.find_first_not_of("- ") != std::string::npos) {
+      shown = l;
+      break;
+    }
   if (v.recognised) {
     ++t.recognised;
     ++rep.all.recognised;
@@ -374,7 +463,7 @@ std::string exception_name(const std::string& result_code) {
 
 // The physical lines of a PyTorch row as its producer prints them.
 std::vector<std::string> render_torch(const Row& row) {
-  auto lines = physical_lines(render(row.format, row.file, /*torch=*/true));
+  auto lines = physical_lines(render(row.format, row.file, Values::kTorch));
   std::string key = file_key(row.file);
   std::string base = basename_of(key);
   char severity = row.level == "FATAL" ? 'F' : row.level == "WARNING" ? 'W' : 'E';
@@ -447,7 +536,7 @@ std::string line_of(const std::string& file) {
 // PRINT, bare).
 std::vector<std::string> render_framework(const Row& row) {
   if (row.level == "EXC") return render_torch(row);
-  auto lines = physical_lines(render(row.format, row.file, /*torch=*/true));
+  auto lines = physical_lines(render(row.format, row.file, Values::kTorch));
   std::string key = file_key(row.file);
   std::string base = basename_of(key);
   if (row.repo.rfind("deepspeedai/DeepSpeed", 0) == 0) {
@@ -464,8 +553,56 @@ std::vector<std::string> render_framework(const Row& row) {
   return lines;
 }
 
+// Open MPI's, PRRTE's, Slurm's and UCX's rows (tests/data/launcher-messages.tsv).
+bool is_launcher_repo(const std::string& repo) {
+  for (const char* r : {"open-mpi/ompi", "openpmix/prrte", "SchedMD/slurm", "openucx/ucx"})
+    if (repo.rfind(r, 0) == 0) return true;
+  return false;
+}
+
+// The physical lines of a launcher's or runtime's row as its producer prints them:
+//   - level HELP (Open MPI / PRRTE show_help topics): the topic's lines between the dashed
+//     rules show_help prints, its leading %s the launcher's name (mpirun, prterun);
+//   - levels "srun:error", "slurmstepd:info"...: Slurm's log prefix, the program's name and,
+//     but for info and verbose, the level ("srun: error: ", "slurmstepd: error: ");
+//   - levels FATAL, ERROR, WARN, DIAG (UCX's ucs_log): UCX's default log format
+//     ("[1700000000.123456] [node01:12345:0]      ib_mlx5_log.c:190  UCX  ERROR ");
+//   - level fatal_error (ucs_log_fatal_error, UCX's signal handler): "[node01:12345:0:12345] ".
+std::vector<std::string> render_launcher(const Row& row) {
+  std::string program = row.repo.rfind("openpmix/prrte", 0) == 0 ? "prterun" : "mpirun";
+  auto lines = physical_lines(render(row.format, row.file, Values::kLauncher, program));
+  std::size_t colon = row.level.find(':');
+  if (row.level == "HELP") {
+    const std::string rule(74, '-');
+    lines.insert(lines.begin(), rule);
+    lines.push_back(rule);
+  } else if (colon != std::string::npos) {
+    std::string level = row.level.substr(colon + 1);
+    std::string prefix = row.level.substr(0, colon) + ": ";
+    if (level != "info" && level != "verbose") prefix += level + ": ";
+    lines.front() = prefix + lines.front();
+  } else if (row.level == "fatal_error") {
+    lines.front() = "[node01:12345:0:12345] " + lines.front();
+  } else {
+    std::string key = file_key(row.file);
+    std::string base = basename_of(key);
+    std::string line = "190";
+    std::size_t c = row.file.find(':');
+    if (c != std::string::npos) {
+      std::size_t end = row.file.find_first_not_of("0123456789", c + 1);
+      if (end != c + 1) line = row.file.substr(c + 1, end - c - 1);
+    }
+    std::ostringstream prefix;
+    prefix << "[1700000000.123456] [node01:12345:0] " << std::setw(17) << base << ":" << std::left
+           << std::setw(4) << line << " UCX  " << std::setw(5) << row.level << " ";
+    lines.front() = prefix.str() + lines.front();
+  }
+  return lines;
+}
+
 // The report a row belongs to, by the repository its source_repo names.
 std::string subject_of(const Row& row) {
+  if (is_launcher_repo(row.repo)) return "launcher";
   if (row.repo.rfind("aws/aws-ofi-nccl", 0) == 0) return "ofi";
   if (row.repo.rfind("ROCm/rccl", 0) == 0) return "rccl";
   if (is_framework_repo(row.repo)) return "framework";
@@ -489,8 +626,8 @@ void measure(const std::string& tsv, const Catalog& catalog, std::map<std::strin
     if (f.size() < 4) continue;
     Row row{f[0], f[1], f[2], f[3], f.size() > 4 ? f[4] : std::string()};
     std::string subject = subject_of(row);
-    if (subject == "framework") {
-      auto lines = render_framework(row);
+    if (subject == "framework" || subject == "launcher") {
+      auto lines = subject == "framework" ? render_framework(row) : render_launcher(row);
       add(reports[subject], row, lines, judge(catalog, lines), verbose);
     } else if (row.level == "WARN") {
       auto lines = physical_lines(render(row.format, row.file));
@@ -504,8 +641,9 @@ void measure(const std::string& tsv, const Catalog& catalog, std::map<std::strin
 }
 
 int usage() {
-  std::cerr << "usage: ff_coverage_test [--min F] [--subject nccl|pytorch|ofi|rccl|framework] "
-               "[--verbose] [--no-builtin-rules] [--rules DIR]... MESSAGES_TSV...\n"
+  std::cerr << "usage: ff_coverage_test [--min F] "
+               "[--subject nccl|pytorch|ofi|rccl|framework|launcher] [--verbose] "
+               "[--no-builtin-rules] [--rules DIR]... MESSAGES_TSV...\n"
                "  F is a fraction in [0, 1] (default 0.90); the subject's rows decide\n";
   return 2;
 }
@@ -527,7 +665,7 @@ int main(int argc, char** argv) {
     } else if (a == "--subject" && i + 1 < argc) {
       subject = argv[++i];
       if (subject != "nccl" && subject != "pytorch" && subject != "ofi" && subject != "rccl" &&
-          subject != "framework")
+          subject != "framework" && subject != "launcher")
         return usage();
     } else if (a == "--verbose") {
       verbose = true;
@@ -561,6 +699,7 @@ int main(int argc, char** argv) {
       {"ofi", "aws-ofi-nccl NET/OFI WARN rows", "ofi_message_coverage"},
       {"rccl", "RCCL's own WARN rows", "rccl_message_coverage"},
       {"framework", "DeepSpeed, Megatron-LM and vLLM rows", "framework_message_coverage"},
+      {"launcher", "Open MPI / PRRTE / Slurm / UCX rows", "launcher_message_coverage"},
       {"nccl", "NCCL WARN rows", "nccl_warn_coverage"},
   };
   const char* name = "";
