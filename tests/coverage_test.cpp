@@ -488,45 +488,37 @@ bool is_torch_level(const std::string& level) {
   return level == "ERROR" || level == "FATAL" || level == "EXC" || level == "WARNING";
 }
 
+// The function the file column names ("megatron/core/rerun_state_machine.py:503
+// (validate_result)" -> "validate_result"), else `otherwise`.
+std::string function_of(const std::string& file, const std::string& otherwise = "<module>") {
+  std::size_t open = file.find(" (");
+  if (open == std::string::npos || !ends_with(file, ")")) return otherwise;
+  return file.substr(open + 2, file.size() - open - 3);
+}
+
+// The line number the file column names ("src/x.cpp:123 (fn)"), else a plausible one.
+std::string line_of(const std::string& file, const std::string& otherwise = "123") {
+  std::size_t colon = file.find(':');
+  if (colon != std::string::npos) {
+    std::size_t end = file.find_first_not_of("0123456789", colon + 1);
+    if (end != colon + 1) return file.substr(colon + 1, end - colon - 1);
+  }
+  return otherwise;
+}
+
 // The plugin's WARN prefix: NCCL's logger prints the filefunc the plugin passes
 // (__PRETTY_FUNCTION__) and its line, "src/x.cpp:123 (fn)" in the file column.
 std::string plugin_prefix(const Row& row) {
-  std::string fn = "nccl_net_ofi_fn";
-  std::size_t open = row.file.find(" (");
-  if (open != std::string::npos && ends_with(row.file, ")"))
-    fn = row.file.substr(open + 2, row.file.size() - open - 3);
+  std::string fn = function_of(row.file, "nccl_net_ofi_fn");
   std::string key = file_key(row.file);
   if (ends_with(key, ".cpp") || ends_with(key, ".hpp")) fn = "int " + fn + "()";
-  std::string line = "1316";
-  std::size_t colon = row.file.find(':');
-  if (colon != std::string::npos) {
-    std::size_t end = row.file.find_first_not_of("0123456789", colon + 1);
-    if (end != colon + 1) line = row.file.substr(colon + 1, end - colon - 1);
-  }
-  return "node01:1234:1290 [3] " + fn + ":" + line + " NCCL WARN ";
+  return "node01:1234:1290 [3] " + fn + ":" + line_of(row.file, "1316") + " NCCL WARN ";
 }
 
 // DeepSpeed's, Megatron-LM's and vLLM's rows (tests/data/framework-messages.tsv).
 bool is_framework_repo(const std::string& repo) {
   return repo.rfind("deepspeedai/DeepSpeed", 0) == 0 || repo.rfind("NVIDIA/Megatron-LM", 0) == 0 ||
          repo.rfind("vllm-project/vllm", 0) == 0;
-}
-
-// "megatron/core/rerun_state_machine.py:503 (validate_result)" -> "validate_result".
-std::string function_of(const std::string& file) {
-  std::size_t open = file.find(" (");
-  if (open == std::string::npos || !ends_with(file, ")")) return "<module>";
-  return file.substr(open + 2, file.size() - open - 3);
-}
-
-// The line number the file column names, else a plausible one.
-std::string line_of(const std::string& file) {
-  std::size_t colon = file.find(':');
-  if (colon != std::string::npos) {
-    std::size_t end = file.find_first_not_of("0123456789", colon + 1);
-    if (end != colon + 1) return file.substr(colon + 1, end - colon - 1);
-  }
-  return "123";
 }
 
 // The physical lines of a framework row as its producer prints them: exceptions as Python's
@@ -586,12 +578,7 @@ std::vector<std::string> render_launcher(const Row& row) {
   } else {
     std::string key = file_key(row.file);
     std::string base = basename_of(key);
-    std::string line = "190";
-    std::size_t c = row.file.find(':');
-    if (c != std::string::npos) {
-      std::size_t end = row.file.find_first_not_of("0123456789", c + 1);
-      if (end != c + 1) line = row.file.substr(c + 1, end - c - 1);
-    }
+    std::string line = line_of(row.file, "190");
     std::ostringstream prefix;
     prefix << "[1700000000.123456] [node01:12345:0] " << std::setw(17) << base << ":" << std::left
            << std::setw(4) << line << " UCX  " << std::setw(5) << row.level << " ";
