@@ -48,6 +48,24 @@ inline std::string read_file(const std::string& p) {
   return ss.str();
 }
 
+// The data rows of a tab-separated table (its first line is the header), each split into
+// its fields; CRLF line ends are tolerated.
+inline std::vector<std::vector<std::string>> tsv_records(const std::string& path) {
+  std::vector<std::vector<std::string>> out;
+  std::istringstream in(read_file(path));
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (header) {
+      header = false;
+      continue;
+    }
+    out.push_back(split(line, '\t'));
+  }
+  return out;
+}
+
 // A rule whose line counts as recognised: it names a failure (cause, symptom), an
 // observation (finding) or lists the line as context (benign listings included). A fallback
 // rule (a generic error-level pattern) does not.

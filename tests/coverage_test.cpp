@@ -452,8 +452,6 @@ void add(Report& rep, const Row& row, const std::vector<std::string>& lines, con
                              shown.substr(0, 220));
 }
 
-using ff::test::read_file;
-
 // The exception type as Python's last traceback line names it: c10's Dist*Error types are
 // bound as torch.distributed.*.
 std::string exception_name(const std::string& result_code) {
@@ -599,17 +597,8 @@ std::string subject_of(const Row& row) {
 // Reads one table into the reports, keyed by subject.
 void measure(const std::string& tsv, const Catalog& catalog, std::map<std::string, Report>& reports,
              bool verbose) {
-  std::istringstream in(read_file(tsv));
-  std::string line;
-  bool header = true;
   const std::string nccl_prefix = "node01:1234:1290 [3] NCCL WARN ";
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (header) {
-      header = false;
-      continue;
-    }
-    auto f = split(line, '\t');
+  for (const auto& f : ff::test::tsv_records(tsv)) {
     if (f.size() < 4) continue;
     Row row{f[0], f[1], f[2], f[3], f.size() > 4 ? f[4] : std::string()};
     std::string subject = subject_of(row);

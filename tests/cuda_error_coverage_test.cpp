@@ -29,7 +29,6 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -118,21 +117,8 @@ int main(int argc, char** argv) {
   const Catalog& catalog = loaded.catalog;
 
   std::vector<Row> rows;
-  {
-    std::istringstream in(ff::test::read_file(tsv));
-    std::string line;
-    bool header = true;
-    while (std::getline(in, line)) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (header) {
-        header = false;
-        continue;
-      }
-      auto f = ff::test::split(line, '\t');
-      if (f.size() < 5 || f[3].empty()) continue;
-      rows.push_back({f[0], f[1], f[2], f[3], f[4]});
-    }
-  }
+  for (const auto& f : ff::test::tsv_records(tsv))
+    if (f.size() >= 5 && !f[3].empty()) rows.push_back({f[0], f[1], f[2], f[3], f[4]});
   bool hip = !rows.empty() && rows.front().name.rfind("hipError", 0) == 0;
   const char* title = hip ? "hip_error_coverage" : "cuda_error_coverage";
 

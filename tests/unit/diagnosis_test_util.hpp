@@ -45,10 +45,6 @@ inline analysis::Analysis run(const analysis::Catalog& c, std::string_view text,
   analysis::LogInput in{"test.log", text};
   return analysis::analyze(c, std::span(&in, 1), outcome);
 }
-inline analysis::Analysis run_as(const analysis::Catalog& c, std::string_view text,
-                                 analysis::JobOutcome outcome) {
-  return run(c, text, outcome);
-}
 
 inline const analysis::Event& initiating(const analysis::Analysis& a) {
   REQUIRE_FALSE(a.diagnoses.empty());

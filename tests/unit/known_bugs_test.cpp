@@ -139,8 +139,8 @@ TEST_CASE("known bugs: under a generic failure the bug it produces leads", "[kno
   for (const auto& k : cases) {
     INFO(k.release << " / " << k.failure);
     auto a =
-        run_as(c, "node1:11:11 [0] NCCL INFO NCCL version " + k.release + "+cuda12.3\n" + k.failure,
-               k.outcome);
+        run(c, "node1:11:11 [0] NCCL INFO NCCL version " + k.release + "+cuda12.3\n" + k.failure,
+            k.outcome);
     REQUIRE_FALSE(a.diagnoses.empty());
     CHECK(a.diagnoses.front().category == k.category);
     const KnownBug* b = top_bug(c, a);
@@ -156,7 +156,7 @@ TEST_CASE("known bugs: under a generic failure the bug it produces leads", "[kno
 
 TEST_CASE("known bugs: a failure of no stated kind is no bug's", "[known-bugs]") {
   auto c = bug_catalog();
-  auto a = run_as(c, "NCCL version 2.20.3+cuda12.3\n", {JobEnd::kFailed, std::nullopt});
+  auto a = run(c, "NCCL version 2.20.3+cuda12.3\n", {JobEnd::kFailed, std::nullopt});
   CHECK(a.diagnoses.empty());
   CHECK(a.unexplained);
 }
@@ -262,7 +262,7 @@ TEST_CASE("known bugs: the shipped NCCL banner knows sourced bugs, and a hang on
       "trainer-0:5120:5120 [0] NCCL INFO NCCL version 2.19.3+cuda12.2\n"
       "trainer-0:5120:5120 [0] NCCL INFO Init COMPLETE\n";
   CHECK(run(c, log).diagnoses.empty());
-  auto a = run_as(c, log, {JobEnd::kHung, std::nullopt});
+  auto a = run(c, log, {JobEnd::kHung, std::nullopt});
   const KnownBug* b = top_bug(c, a);
   REQUIRE(b);
   CHECK(b->id == "nccl-cumem-alltoall-connect-deadlock");

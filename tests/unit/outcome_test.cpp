@@ -57,7 +57,7 @@ TEST_CASE("outcome: under a known failure, a finding nothing else explains leads
   CHECK_FALSE(plain.unexplained);
   // With it: the observation is the hypothesis, and says why.
   for (JobOutcome o : {failed(), hung(), JobOutcome{JobEnd::kUnknown, 1}}) {
-    auto a = run_as(c, log, o);
+    auto a = run(c, log, o);
     REQUIRE(a.diagnoses.size() == 1);
     CHECK(a.diagnoses.front().category == "socket");
     CHECK(initiating(a).line == 0);
@@ -66,7 +66,7 @@ TEST_CASE("outcome: under a known failure, a finding nothing else explains leads
     CHECK_FALSE(a.unexplained);
   }
   // An exit code of 0 says the job succeeded: nothing changes.
-  CHECK(run_as(c, log, {JobEnd::kUnknown, 0}).diagnoses.empty());
+  CHECK(run(c, log, {JobEnd::kUnknown, 0}).diagnoses.empty());
 }
 
 TEST_CASE("outcome: an observation that waits for a known failure is not listed before one",
@@ -86,7 +86,7 @@ TEST_CASE("outcome: an observation that waits for a known failure is not listed 
   // outcome the observation is neither a hypothesis nor listed.
   for (std::string more :
        {"[Rank 1] Watchdog caught collective operation timeout\n", "ERROR: rank 1 died\n"}) {
-    auto b = run_as(c, channels + more, hung());
+    auto b = run(c, channels + more, hung());
     REQUIRE_FALSE(b.diagnoses.empty());
     CHECK(b.diagnoses.front().category != "p2p");
     auto quiet = run(c, channels + more);
@@ -100,10 +100,10 @@ TEST_CASE("outcome: a failure the log shows is not explained by an unrelated obs
           "[outcome]") {
   auto c = catalog({finding("lo-bootstrap", "socket", 0.9, "Bootstrap : Using lo:"),
                     make("oom", "gpu-oom", Role::kCause, 0.8, "CUDA out of memory")});
-  auto a = run_as(c,
-                  "node1:1:1 [0] NCCL INFO Bootstrap : Using lo:127.0.0.1<0>\n"
-                  "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n",
-                  failed());
+  auto a = run(c,
+               "node1:1:1 [0] NCCL INFO Bootstrap : Using lo:127.0.0.1<0>\n"
+               "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n",
+               failed());
   REQUIRE_FALSE(a.diagnoses.empty());
   CHECK(a.diagnoses.front().category == "gpu-oom");
 }
@@ -112,12 +112,12 @@ TEST_CASE("outcome: a finding leads the first error line only when it weighs mor
   auto weak = catalog({finding("old-release", "version", 0.2, "NCCL version 2\\.4\\."),
                        make("err", "process-crash", Role::kFallback, 0.2, "ERROR")});
   const std::string log = "NCCL version 2.4.8+cuda10.2\nERROR: step 3 failed\n";
-  auto a = run_as(weak, log, failed());
+  auto a = run(weak, log, failed());
   REQUIRE_FALSE(a.diagnoses.empty());
   CHECK(a.diagnoses.front().category == "process-crash");  // 0.2 beats 0.2 * 0.7
   auto strong = catalog({finding("old-release", "version", 0.8, "NCCL version 2\\.4\\."),
                          make("err", "process-crash", Role::kFallback, 0.2, "ERROR")});
-  auto b = run_as(strong, log, failed());
+  auto b = run(strong, log, failed());
   REQUIRE_FALSE(b.diagnoses.empty());
   CHECK(b.diagnoses.front().category == "version");
 }
@@ -131,7 +131,7 @@ TEST_CASE("outcome: a failure nothing explains is unexplained, with the capture 
   auto plain = run(c, log);
   CHECK(plain.diagnoses.empty());
   CHECK_FALSE(plain.unexplained);
-  auto a = run_as(c, log, hung());
+  auto a = run(c, log, hung());
   CHECK(a.diagnoses.empty());
   CHECK(a.unexplained);
   REQUIRE(a.capture_rule.has_value());
@@ -147,7 +147,7 @@ TEST_CASE("INFO lines never lead alone without a known failure", "[outcome]") {
   auto plain = run(c, log);
   CHECK(plain.diagnoses.empty());
   CHECK(plain.findings.size() == 1);  // listed, not lost
-  auto a = run_as(c, log, failed());
+  auto a = run(c, log, failed());
   REQUIRE_FALSE(a.diagnoses.empty());
   CHECK(a.diagnoses.front().category == "remote-peer");
   // The same words at WARN level are evidence on their own.
@@ -259,7 +259,7 @@ TEST_CASE("a log that shows its job completing makes no failure of its error lin
   CHECK(plain.diagnoses.empty());
   CHECK(plain.findings.size() == 1);
   // Told that the job failed, the error line is a lead again.
-  CHECK_FALSE(run_as(c, log, failed()).diagnoses.empty());
+  CHECK_FALSE(run(c, log, failed()).diagnoses.empty());
   // A specific cause is never hidden by a success line.
   CHECK_FALSE(run(c, "CUDA out of memory\n# Out of bounds values : 0 OK\n").diagnoses.empty());
 }
@@ -294,7 +294,7 @@ TEST_CASE("warnings no rule knows are no failure alone, and lead under one", "[o
   // Nor beside INFO-level lines only (NCCL's return-code trace during a teardown).
   CHECK(run(c, warn + "node1:7:9 [0] NCCL INFO proxy.cc:996 -> 3\n").diagnoses.empty());
   // Under a known failure it is the best lead there is.
-  auto failed_run = run_as(c, warn, failed());
+  auto failed_run = run(c, warn, failed());
   REQUIRE_FALSE(failed_run.diagnoses.empty());
   CHECK(failed_run.diagnoses[0].category == "process-crash");
   // Beside a sign of failure (a watchdog timeout after it), it leads as before.
@@ -322,7 +322,7 @@ TEST_CASE("outcome: a line that says in words that a subsystem failed leads a kn
   auto a = check_lead(c, log, failed(), "ib", 1);
   CHECK_THAT(a.diagnoses.front().reasoning, Catch::Contains("in words"));
   // A line that names no subsystem is no lead: the failure stays unexplained.
-  auto unplaced = run_as(c, "the data loader could not open shard 7\n", failed());
+  auto unplaced = run(c, "the data loader could not open shard 7\n", failed());
   CHECK(unplaced.diagnoses.empty());
   CHECK(unplaced.unexplained);
   // A timeout in the log shows the failure, and the worded line before it leads it.
@@ -330,7 +330,7 @@ TEST_CASE("outcome: a line that says in words that a subsystem failed leads a kn
   REQUIRE_FALSE(t.diagnoses.empty());
   CHECK(t.diagnoses.front().category == "ib");
   // An error-level line no rule knows outranks words alone.
-  auto e = run_as(c, "ERROR: step 3 failed\n" + log, failed());
+  auto e = run(c, "ERROR: step 3 failed\n" + log, failed());
   REQUIRE_FALSE(e.diagnoses.empty());
   CHECK(e.diagnoses.front().category == "process-crash");
   CHECK(initiating(e).line == 0);

@@ -271,6 +271,7 @@ struct Reading {
   Role role = Role::kContext;
   bool summary = false;  // a launcher's account of how a rank ended, not the fault itself
   std::string meaning;   // for summaries: "crashed with SIGSEGV"
+  std::optional<int> signal;  // for summaries: the signal that ended the process, if one did
   // A crash report's innermost recognised frame, which gave it its category: the frame's
   // event, or the crash line itself when the line names the library (kernel segfault lines).
   std::optional<std::size_t> frame_event;
@@ -470,6 +471,7 @@ std::vector<Reading> read_events(const Catalog& catalog, const std::vector<Event
       if (!status) {
         reading.role = Role::kFallback;  // a failed end we cannot decode is still an error line
       } else {
+        reading.signal = status->signal;
         ExitReading x = read_exit_status(*status, oom, shm, hardware);
         if (x.category.empty()) {
           reading.role = Role::kContext;  // exit 0: a clean end
@@ -723,12 +725,9 @@ struct Diagnoser {
   void set_aside_reported_aborts() {
     std::vector<std::size_t> kept;
     for (std::size_t i : summaries) {
-      const Event& e = events[i];
-      auto status =
-          decode_exit_status(e.capture("signal"), e.capture("returncode"), e.capture("exitcode"));
-      const std::string who = participant(e);
+      const std::string who = participant(events[i]);
       bool reported = false;
-      if (status && status->signal == kSigabrt && !who.empty())
+      if (readings[i].signal == kSigabrt && !who.empty())
         for (const auto* list : {&causes, &symptoms, &fallbacks})
           for (std::size_t j : *list)
             reported =
@@ -1075,12 +1074,6 @@ struct Diagnoser {
     return lag;
   }
 
-  // Choose a hypothesis's initiating event, unless a phase before already did.
-  // NCCL's errors reach PyTorch's exception text with the message of the warning that began
-  // them quoted below it ("Last error:", then the message): when a line a few lines below the
-  // lead repeats the end of a line printed earlier in the same file, that earlier line is
-  // where the failure was first reported, and it is the initiating line. The category stays
-  // the one the exception's reading gives (it knows what the error code means).
   // A line's text without what a launcher or a paste put before it, and its indentation.
   static std::string_view own_text(const Event& e) {
     std::string_view t = e.text;
@@ -1089,6 +1082,11 @@ struct Diagnoser {
     return t;
   }
 
+  // NCCL's errors reach PyTorch's exception text with the message of the warning that began
+  // them quoted below it ("Last error:", then the message): when a line a few lines below the
+  // lead repeats the end of a line printed earlier in the same file, that earlier line is
+  // where the failure was first reported, and it is the initiating line. The category stays
+  // the one the exception's reading gives (it knows what the error code means).
   std::optional<std::size_t> first_report(std::size_t lead) const {
     const Event& l = events[lead];
     for (std::size_t j = lead + 1; j < events.size(); ++j) {
@@ -1110,6 +1108,7 @@ struct Diagnoser {
     return std::nullopt;
   }
 
+  // Choose a hypothesis's initiating event, unless a phase before already did.
   void choose_lead(Hypothesis& h) const {
     if (h.lead) return;
     bool by_severity = false;
