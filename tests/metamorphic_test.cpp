@@ -11,6 +11,9 @@
 //     not; fails when the share kept by any transformation is below F (default 1.0).
 //     --healthy-run: the healthy log the "embedded" transformation surrounds each case with
 //     (5,000 lines before and after, repeated as needed).
+//     --write DIR: also writes each transformed log that changed its diagnosis to
+//     DIR/<case>.<transformation>.txt, to see what the analysis was given.
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -224,16 +227,28 @@ Verdict diagnose(const ff::analysis::Catalog& catalog, const std::string& text,
   return v;
 }
 
+// DIR/<case>.<transformation>.txt, the transformation's name made a file name.
+void write_transformed(const fs::path& dir, const std::string& name, const std::string& how,
+                       const std::string& text) {
+  std::string file = name + ".";
+  for (char ch : how) file += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '-';
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  std::ofstream out(dir / (file + ".txt"), std::ios::binary);
+  out << text;
+  if (!out) std::cerr << "ff_metamorphic_test: cannot write " << (dir / file).string() << "\n";
+}
+
 int usage() {
   std::cerr << "usage: ff_metamorphic_test [--only NAME] [--min F] [--healthy-run LOG] "
-               "CORPUS_DIR\n";
+               "[--write DIR] CORPUS_DIR\n";
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string dir, only, healthy_path;
+  std::string dir, only, healthy_path, write_dir;
   double min = 1.0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -244,6 +259,8 @@ int main(int argc, char** argv) {
       if (!v || !ff::test::parse_fraction(v, min)) return usage();
     } else if (a == "--healthy-run" && i + 1 < argc) {
       healthy_path = argv[++i];
+    } else if (a == "--write" && i + 1 < argc) {
+      write_dir = argv[++i];
     } else if (!a.empty() && a[0] != '-' && dir.empty()) {
       dir = a;
     } else {
@@ -283,7 +300,8 @@ int main(int argc, char** argv) {
     std::string log = read_file(c / "log.txt");
     Verdict base = diagnose(loaded.catalog, log, outcome);
     for (const auto& t : chosen) {
-      Verdict v = diagnose(loaded.catalog, t.apply(log), outcome);
+      const std::string transformed = t.apply(log);
+      Verdict v = diagnose(loaded.catalog, transformed, outcome);
       bool kept = v.category == base.category && same_line(v.line, base.line);
       if (!kept && v.category == base.category && !t.inserted.empty()) {
         std::regex anywhere(t.inserted), at_start("^(?:" + t.inserted + ")");
@@ -291,6 +309,8 @@ int main(int argc, char** argv) {
                same_line(std::regex_replace(v.line, anywhere, ""), base.line);
       }
       if (kept) continue;
+      if (!write_dir.empty())
+        write_transformed(write_dir, c.filename().string(), t.name, transformed);
       changed[t.name].push_back(
           c.filename().string() + ": " + base.category + " -> " + v.category +
           (v.category == base.category ? " (another line: " + v.line.substr(0, 120) + ")" : ""));

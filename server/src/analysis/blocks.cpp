@@ -7,6 +7,7 @@
 
 #include "analysis/ansi.hpp"
 #include "analysis/line_cursor.hpp"
+#include "analysis/line_source.hpp"
 
 namespace ff::analysis {
 
@@ -19,6 +20,15 @@ std::string clean(std::string_view raw) {
   CleanLine c;
   strip_ansi(raw, c);
   return std::move(c.text);
+}
+
+// A line above the event as its producer wrote it: also without what carried it (a
+// launcher's label, a collector's timestamp, Markdown quoting), since a record's fields are
+// recognised by where they start.
+std::string without_carrier(std::string_view raw) {
+  std::string text = clean(raw);
+  text.erase(0, carrier_prefix_length(text));
+  return text;
 }
 
 bool to_int(std::string_view s, int& out) {
@@ -84,7 +94,7 @@ void attribute_from_block(std::string_view text, Event& ev, std::string_view nea
   // torchelastic summary: the event line is a field ("  exitcode  : -9") of a failure
   // record. Walk back through the record's fields to its header. Fields are indented, so
   // other lines (nearly all events) skip the walk.
-  bool rank_known = ev.source.rank.has_value();
+  const bool rank_known = ev.source.rank.has_value();
   std::string_view own = std::string_view(ev.text).substr(std::min(ev.source.body, ev.text.size()));
   bool record_field = !own.empty() && (own.front() == ' ' || own.front() == '\t') &&
                       own.find(':') != std::string_view::npos;
@@ -95,14 +105,17 @@ void attribute_from_block(std::string_view text, Event& ev, std::string_view nea
   // Error chains and tracebacks need only a few lines above; records up to kLookback.
   std::string_view prev[kLookback];
   std::size_t n = lines_above(text, near, near_base, ev.offset, prev, record_field ? kLookback : 8);
+  bool record_rank = false;
   for (std::size_t i = 0; record_field && i < n; ++i) {
-    std::string line = clean(prev[i]);
+    std::string line = without_carrier(prev[i]);
     re2::StringPiece a, b;
-    if (!rank_known && RE2::PartialMatch(line, p.field_rank, &a, &b)) {
+    // The record's own "rank :" field names the rank it describes, over a rank read from
+    // the line's carrier (srun labels torchrun's output with its task, not the worker's rank).
+    if (!record_rank && RE2::PartialMatch(line, p.field_rank, &a, &b)) {
+      record_rank = true;
       int r;
       if (to_int(std::string_view(a.data(), a.size()), r)) ev.source.rank = r;
       if (!b.empty() && to_int(std::string_view(b.data(), b.size()), r)) ev.source.local_rank = r;
-      rank_known = true;
       continue;
     }
     if (ev.source.host.empty() && RE2::PartialMatch(line, p.field_host, &a)) {

@@ -433,11 +433,14 @@ inline Peeled peel_rank_or_host(const Prefixes& p, std::string_view rest, std::u
   if (can(may, kHost) && RE2::Consume(&in, p.re(kHost), &a[0])) {
     // "node01: <NCCL line>" (pdsh, DeepSpeed) or "host: Test NCCL failure" (nccl-tests).
     // A word followed by a colon is also how Python prints "ValueError: ...", so accept it
-    // as a host only when something that a host prefix introduces follows.
+    // as a host only when something that a host prefix introduces follows. With nothing
+    // after it, a host name has a digit (node01, gpu-17): "ChildFailedError:" and
+    // "Failures:" end lines of their own.
     std::string_view host = sv(a[0]);
     std::string_view after(in.data(), in.size());
     re2::StringPiece probe(after.data(), after.size());
-    bool ok = after.empty() || RE2::PartialMatch(host, p.ipv4) ||
+    const bool has_digit = host.find_first_of("0123456789") != std::string_view::npos;
+    bool ok = (after.empty() && has_digit) || RE2::PartialMatch(host, p.ipv4) ||
               RE2::Consume(&probe, p.re(kNcclHeader)) || RE2::Consume(&probe, p.nccl_test_msg);
     if (ok) {
       if (src.host.empty()) src.host = std::string(host);
