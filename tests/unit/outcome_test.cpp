@@ -96,6 +96,48 @@ TEST_CASE("outcome: an observation that waits for a known failure is not listed 
   }
 }
 
+TEST_CASE("outcome: a setup step explains a failure only where its process stopped there",
+          "[outcome]") {
+  Rule p2p = make("p2p-channel", "p2p", Role::kFinding, 0.15, "via P2P/IPC");
+  p2p.only_under_failure = true;
+  Rule nvls = make("nvls-step", "nvlink-fabric", Role::kFinding, 0.2, "NCCL INFO NVLS \\w+");
+  nvls.only_under_failure = true;
+  nvls.setup_step = true;
+  Rule done = make("init-complete", "none", Role::kContext, 0.05, "Init COMPLETE");
+  done.progress = true;
+  auto c = catalog({p2p, nvls, done});
+  const std::string steps =
+      "box:7:9 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via P2P/IPC\n"
+      "box:7:9 [0] NCCL INFO NVLS Creating Multicast group nranks 8\n"
+      "box:8:10 [1] NCCL INFO NVLS Creating Multicast group nranks 8\n"
+      "box:7:9 [0] NCCL INFO NVLS Bind mem 0xac0000000 size 1073741824\n";
+  // A working job prints the same steps: nothing without a known failure.
+  check_silent(c, steps);
+  // Hung with no Init COMPLETE: the later setup step leads (the P2P channels were passed
+  // before NVLS began), and of the steps the last one printed.
+  auto a = run(c, steps, hung());
+  REQUIRE_FALSE(a.diagnoses.empty());
+  CHECK(a.diagnoses.front().category == "nvlink-fabric");
+  CHECK(initiating(a).line == 3);
+  CHECK_THAT(a.diagnoses.front().reasoning, Catch::Contains("no Init COMPLETE after it"));
+  // Every process finished setting up its communicator: the steps were passed and explain
+  // nothing; the P2P channels, which a hang in the first collective follows, still may.
+  const std::string passed = steps +
+                             "box:7:9 [0] NCCL INFO comm 0x1 rank 0 nranks 8 - Init COMPLETE\n"
+                             "box:8:10 [1] NCCL INFO comm 0x2 rank 1 nranks 8 - Init COMPLETE\n";
+  auto b = run(c, passed, hung());
+  for (const auto& d : b.diagnoses) CHECK(d.category != "nvlink-fabric");
+  REQUIRE_FALSE(b.diagnoses.empty());
+  CHECK(b.diagnoses.front().category == "p2p");
+  // One process finished and the other did not: the one that stopped leads.
+  const std::string one =
+      steps + "box:7:9 [0] NCCL INFO comm 0x1 rank 0 nranks 8 - Init COMPLETE\n";
+  auto d = run(c, one, hung());
+  REQUIRE_FALSE(d.diagnoses.empty());
+  CHECK(d.diagnoses.front().category == "nvlink-fabric");
+  CHECK(initiating(d).line == 2);
+}
+
 TEST_CASE("outcome: a failure the log shows is not explained by an unrelated observation",
           "[outcome]") {
   auto c = catalog({finding("lo-bootstrap", "socket", 0.9, "Bootstrap : Using lo:"),

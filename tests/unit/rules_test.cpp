@@ -65,6 +65,10 @@ TEST_CASE("a valid rule loads with every field", "[rules]") {
   r.only_under_failure = true;
   REQUIRE(rules::parse_rule(rules::rule_to_json(r), "z.json", again, ps));
   CHECK(again.only_under_failure);
+  // So does a setup step.
+  r.setup_step = true;
+  REQUIRE(rules::parse_rule(rules::rule_to_json(r), "s.json", again, ps));
+  CHECK(again.setup_step);
 }
 
 TEST_CASE("a rule's verdict loads and round-trips", "[rules][verdict]") {
@@ -148,6 +152,12 @@ TEST_CASE("invalid rules are reported with file, rule and field", "[rules]") {
        "known failure"},
       {with("\"role\": \"cause\"", "\"role\": \"finding\", \"only_under_failure\": \"yes\""),
        "field 'only_under_failure': must be true or false"},
+      {with("\"role\": \"cause\"", "\"role\": \"finding\", \"setup_step\": true"),
+       "field 'setup_step': a setup step is what a working job passes too: needs "
+       "only_under_failure"},
+      {with("\"indicates\": \"i\"", "\"indicates\": \"i\", \"setup_step\": true"),
+       "field 'setup_step': a step of setting up NCCL (setup_step) is an observation: role "
+       "'finding'"},
   };
   for (const auto& c : cases) {
     INFO(c.text);

@@ -621,13 +621,17 @@ struct Diagnoser {
   std::vector<std::size_t> unexplaining;      // findings no failure evidence in the log needs
   std::vector<std::size_t> under_failure;     // findings of rules that wait for a known failure
   std::vector<std::size_t> quiet;             // failure evidence demoted to findings
+  std::vector<std::size_t> progress;          // lines of `progress` rules (Init COMPLETE)
   bool only_info = false;
 
   Diagnoser(const Catalog& c, const Analysis& a, const JobOutcome& o)
       : rules(c.rules()),
         events(a.events),
         outcome(o),
-        readings(read_events(c, a.events, a.rule_hits)) {}
+        readings(read_events(c, a.events, a.rule_hits)) {
+    for (std::size_t i = 0; i < events.size(); ++i)
+      if (rules[events[i].rule].progress) progress.push_back(i);
+  }
 
   double weight(std::size_t i) const {
     return event_weight(rules[events[i].rule], events[i], readings[i]);
@@ -809,16 +813,19 @@ struct Diagnoser {
       quiet.insert(quiet.end(), fallbacks.begin(), fallbacks.end());
       fallbacks.clear();
     }
-    std::vector<std::size_t> progress;
-    for (std::size_t i = 0; i < events.size(); ++i)
-      if (rules[events[i].rule].progress) progress.push_back(i);
     std::erase_if(fallbacks, [&](std::size_t f) {
-      bool went_on = std::any_of(progress.begin(), progress.end(), [&](std::size_t p) {
-        return events[p].file == events[f].file && events[p].line > events[f].line &&
-               same_writer(events[f], events[p]);
-      });
-      if (went_on) quiet.push_back(f);
-      return went_on;
+      const bool passed = went_on(f);
+      if (passed) quiet.push_back(f);
+      return passed;
+    });
+  }
+
+  // Whether the process that printed line `f` printed a progress line after it (NCCL
+  // finished setting up a communicator): whatever `f` reported did not stop it there.
+  bool went_on(std::size_t f) const {
+    return std::any_of(progress.begin(), progress.end(), [&](std::size_t p) {
+      return events[p].file == events[f].file && events[p].line > events[f].line &&
+             same_writer(events[f], events[p]);
     });
   }
 
@@ -915,7 +922,11 @@ struct Diagnoser {
   // The job is known to have failed, and nothing in it shows a failure directly: every
   // observation that can explain a failure is a hypothesis, beside (and, when stronger,
   // ahead of) the symptoms and the first error line.
+  // A step of setting up NCCL (rule setup_step) explains the failure only where its process
+  // stopped there: of the steps its process printed, the last, with no Init COMPLETE after it.
   void add_findings_under_failure() {
+    std::erase_if(under_failure,
+                  [&](std::size_t i) { return rules[events[i].rule].setup_step && went_on(i); });
     unexplaining.insert(unexplaining.end(), under_failure.begin(), under_failure.end());
     std::sort(unexplaining.begin(), unexplaining.end());
     for (std::size_t i : unexplaining) {
@@ -923,14 +934,23 @@ struct Diagnoser {
       bool fresh = h.events.empty();
       double before = h.score;
       double score = weight(i) * kFindingUnderFailure;
+      const bool step = rules[events[i].rule].setup_step;
       add(readings[i].category, i, score, false);
-      // Of equally strong observations the earliest leads.
+      // Of equally strong observations the earliest leads; of setup steps the latest, the
+      // one the process had reached when it stopped.
       if (fresh || score > before + kTie) {
         h.lead = i;
         h.lead_reason = describe_outcome(outcome) +
                         " and no line shows a failure of its own; "
                         "this observation can explain it";
       }
+      if (step && !fresh && score > before - kTie && h.lead &&
+          rules[events[*h.lead].rule].setup_step)
+        h.lead = i;
+      if (step && h.lead == i)
+        h.lead_reason = describe_outcome(outcome) +
+                        " and no line shows a failure of its own; this is the last step of "
+                        "setting up NCCL its process printed, with no Init COMPLETE after it";
     }
     unexplaining.clear();
   }

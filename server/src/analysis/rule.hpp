@@ -160,6 +160,12 @@ struct Rule {
   // it is not listed as a finding; only when the job is known to have failed and no line
   // shows a failure does it become a hypothesis (diagnosis.cpp). Role finding only.
   bool only_under_failure = false;
+  // With only_under_failure: the line is a step of setting up a communicator (NCCL binding
+  // NVLS multicast memory). A working job passes it; a failed one may have stopped there.
+  // It becomes a hypothesis only where it is its process's last step: a progress line of the
+  // same process after it (Init COMPLETE) shows the step was passed. Of such steps the
+  // latest leads (diagnosis.cpp, add_findings_under_failure). Role finding only.
+  bool setup_step = false;
   // Each line says where members of the job run: one member and its host (a `host`
   // capture: nccl-tests' device table, a row per rank of the whole job), or how many nodes a
   // communicator spans (a `nodes` capture). Together they tell whether the job runs on one

@@ -106,6 +106,9 @@ std::string catalog_markdown(const std::vector<analysis::Rule>& rules) {
       else if (r->only_under_failure)
         o << " What a working job shows too: not listed as a finding, only a hypothesis when the "
              "job is known to have failed and no line shows why.";
+      if (r->setup_step)
+        o << " A step of setting up NCCL: a hypothesis only where it was its process's last step "
+             "before the failure (no Init COMPLETE after it).";
       if (r->decode == analysis::Decode::kFrame)
         o << " A stack frame: a crash report whose innermost frame this is takes this category.";
       o << "\n\n" << r->indicates << "\n";

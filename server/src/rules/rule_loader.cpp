@@ -36,7 +36,7 @@ const std::set<std::string>& known_fields() {
       "mechanisms", "checks",     "fix",      "verify",      "related", "versions",
       "examples",   "cross_rank", "explains", "decode",      "sources", "verdict",
       "agree",      "unique",     "members",  "on_one_host", "words",   "only_under_failure",
-      "known_bugs"};
+      "known_bugs", "setup_step"};
   return f;
 }
 
@@ -191,6 +191,10 @@ void read_identity(const json& j, Reader& r, analysis::Rule& rule) {
       rule.role == analysis::Role::kFallback ? analysis::Role::kFallback : analysis::Role::kFinding;
   role_flag("only_under_failure", rule.only_under_failure, waits,
             "only a rule with role 'finding' or 'fallback' waits for a known failure");
+  role_flag("setup_step", rule.setup_step, analysis::Role::kFinding,
+            "a step of setting up NCCL (setup_step) is an observation: role 'finding'");
+  if (rule.setup_step && !rule.only_under_failure)
+    r.fail("setup_step", "a setup step is what a working job passes too: needs only_under_failure");
   rule.on_one_host = r.str(j, "on_one_host", "on_one_host", false);
   if (!rule.on_one_host.empty() && !analysis::is_category(rule.on_one_host))
     r.fail("on_one_host", "'" + rule.on_one_host + "' is not a category");
@@ -668,6 +672,7 @@ std::string rule_to_json(const analysis::Rule& r) {
   if (r.success) j["success"] = true;
   if (r.progress) j["progress"] = true;
   if (r.only_under_failure) j["only_under_failure"] = true;
+  if (r.setup_step) j["setup_step"] = true;
   if (r.members) j["members"] = true;
   if (!r.on_one_host.empty()) j["on_one_host"] = r.on_one_host;
   if (!r.words.empty()) {
