@@ -73,6 +73,36 @@ TEST_CASE("paste: hard wraps are joined back, line numbers kept", "[paste]") {
   }
 }
 
+TEST_CASE("paste: one message cut once or many times is joined back", "[paste]") {
+  // Cut once at a common width, between two words: the piece after it is the rest of a
+  // sentence (lower case, no prefix), where a record would start with a capital or a prefix.
+  const std::string sentence =
+      "  RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running "
+      "collective: CollectiveFingerPrint(SequenceNumber=1OpType=BARRIER), but Rank 0 is running "
+      "collective: CollectiveFingerPrint(SequenceNumber=0OpType=BARRIER).\n"
+      "short line\n";
+  auto once = depaste(fold(sentence, 160));
+  REQUIRE(once.has_value());
+  CHECK(once->find("but Rank 0 is running collective") != std::string::npos);
+  // The same cut before a word that is a prefix ("node01: ...") stays as it is.
+  std::string prefixed = fold(sentence, 160);
+  prefixed.replace(160 + 1, 0, "node01: ");
+  CHECK_FALSE(depaste(prefixed).has_value());
+  // A long message cut into four pieces, one of which starts like the first by chance
+  // ("Memory on" and "Killed th": a capitalised word of six letters): most do not.
+  auto piece = [](std::string start) {
+    start.resize(160, '.');
+    return start + "\n";
+  };
+  const std::string message = piece("Memory on the node (IP: 10.0.0.2) where the task ran") +
+                              piece("Killed this worker because the node ran low") +
+                              piece("(0.96) of the memory usage threshold") +
+                              "so Ray killed it.\nnext record\n";
+  auto many = depaste(message);
+  REQUIRE(many.has_value());
+  CHECK(many->find("so Ray killed it.") < many->find('\n'));
+}
+
 TEST_CASE("paste: Markdown quotes and code indentation are removed", "[paste]") {
   std::string quoted, indented, crlf;
   std::size_t pos = 0;

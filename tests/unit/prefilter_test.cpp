@@ -140,7 +140,9 @@ TEST_CASE("every line a shipped pattern matches is a candidate of the prefilter"
   std::vector<std::unique_ptr<RE2>> res;
   std::vector<std::string> pats;
   for (const auto& r : loaded.catalog.rules()) {
-    for (const auto& p : r.patterns) pats.push_back(p);
+    // A progress counter is read after the scan, never by it (analysis/progress.hpp).
+    if (r.decode != ff::analysis::Decode::kProgress)
+      for (const auto& p : r.patterns) pats.push_back(p);
     for (const auto& c : r.checks)
       for (const auto& e : c.evidence) pats.push_back(e);
   }

@@ -45,6 +45,7 @@ struct Catalog::Impl {
   std::vector<std::vector<Regex>> excludes;  // per rule
   std::vector<std::vector<Regex>> words;     // per rule: Rule::words' patterns
   std::vector<std::size_t> vocabulary;       // the fallback rules with words, in catalog order
+  std::vector<std::size_t> first_pattern;    // per rule: its first slot in `patterns`
   bool any = false;
   std::vector<std::string> set_patterns;  // every pattern added to `set`, in Set order
 
@@ -121,12 +122,18 @@ Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* err
   for (std::size_t ri = 0; ri < cat.rules_.size(); ++ri) {
     const Rule& r = cat.rules_[ri];
     Compiled& c = compiled[ri];
+    impl.first_pattern.push_back(impl.patterns.size());
+    // A progress counter's lines are read after the scan (progress.hpp, through matches()),
+    // never by it: a training loop prints one on every step.
+    const bool scanned = r.decode != Decode::kProgress;
     for (std::size_t pi = 0; pi < r.patterns.size(); ++pi) {
       CompiledPattern cp{ri, pi, std::move(c.patterns[pi])};
-      impl.entries.push_back({impl.patterns.size(), ri, std::string::npos, nullptr});
-      impl.set_patterns.push_back(r.patterns[pi]);
+      if (scanned) {
+        impl.entries.push_back({impl.patterns.size(), ri, std::string::npos, nullptr});
+        impl.set_patterns.push_back(r.patterns[pi]);
+        impl.any = true;
+      }
       impl.patterns.push_back(std::move(cp));
-      impl.any = true;
     }
     impl.excludes[ri] = std::move(c.excludes);
     impl.words[ri] = std::move(c.words);
@@ -175,6 +182,19 @@ const Rule* Catalog::find(std::string_view id) const {
   for (const auto& r : rules_)
     if (r.id == id) return &r;
   return nullptr;
+}
+
+bool Catalog::matches(std::size_t rule, std::string_view line) const {
+  if (rule >= impl_->first_pattern.size()) return false;
+  re2::StringPiece text(line.data(), line.size());
+  bool hit = false;
+  for (std::size_t slot = impl_->first_pattern[rule];
+       !hit && slot < impl_->patterns.size() && impl_->patterns[slot].rule == rule; ++slot)
+    hit = impl_->patterns[slot].re->get().Match(text, 0, text.size(), RE2::UNANCHORED, nullptr, 0);
+  if (!hit) return false;
+  for (const auto& ex : impl_->excludes[rule])
+    if (RE2::PartialMatch(text, ex->get())) return false;
+  return true;
 }
 
 bool Catalog::empty() const { return !impl_->any; }

@@ -65,6 +65,11 @@ class Catalog {
   std::optional<std::string_view> category_from_words(std::size_t rule,
                                                       std::string_view text) const;
 
+  // Whether one of rule `rule`'s patterns matches `line` (and none of its excludes): for the
+  // rules read outside the scan (progress counters, progress.hpp), which match() and the
+  // prefilter leave out.
+  bool matches(std::size_t rule, std::string_view line) const;
+
   // Appends the hits of one line (already stripped of escape sequences) to `out`, and the
   // (rule, check) pairs whose evidence patterns the line satisfies to `checks`. Rule
   // patterns and check patterns share one RE2::Set, so this is a single scan of the line.

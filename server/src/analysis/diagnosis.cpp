@@ -483,6 +483,18 @@ std::vector<Reading> read_events(const Catalog& catalog, const std::vector<Event
       }
       reading.summary = true;
     }
+    // Ranks two or more steps apart issued different collectives (progress.hpp).
+    if (r.decode == Decode::kProgress && !e.capture("gap").empty()) {
+      const std::string at(e.capture("value")), ahead(e.capture("ahead")), gap(e.capture("gap"));
+      if (gap == "1") {
+        reading.meaning = "stopped one step behind the others (at " + at + ", the others at " +
+                          ahead + "): they wait for it";
+      } else {
+        reading.category = "collective-mismatch";
+        reading.meaning = "stopped at " + at + " while another rank reached " + ahead + ": " + gap +
+                          " steps apart, the ranks did not issue the same collectives";
+      }
+    }
     // The NCCL source file the line names gives the category of a `nccl-source` rule, and of
     // a cause whose rule knows only a generic word: an NCCL WARN from include/shm.h that a
     // posix_fallocate failed is a shared-memory failure, whatever category the rule that

@@ -57,21 +57,26 @@ std::size_t common_indent(std::string_view text, const std::vector<Line>& lines)
   return nonblank >= 2 && prefix ? prefix->size() : 0;
 }
 
-// The start of a line, reduced to its shape ("[rank3]:[E1203" -> "[aaaa0]:"): two records of
-// one log start alike, the rest of a cut message does not. A start with punctuation or digits
-// in its first four bytes is a prefix and compared on those four ("0: " of srun, "[1,"); one
-// of letters only is compared on eight.
+// The start of a line, reduced to its shape ("[rank3]:[E1203" -> "[aaaa0]:[A0000"): two
+// records of one log start alike, the rest of a cut message does not. Letters keep their
+// case: records start alike in case too ("INFO", "WARN"), and the rest of a sentence cut
+// mid-way starts in lower case where a record starts with a capital. A start with
+// punctuation or digits in its first four bytes is a prefix and compared on those four ("0: "
+// of srun, "[1,"); one of letters only is compared on eight.
 bool alike(std::string_view a, std::string_view b) {
   auto shape = [](std::string_view s, std::size_t n) {
     std::string out;
     for (char c : s.substr(0, n)) {
       unsigned char u = static_cast<unsigned char>(c);
-      out += (u >= '0' && u <= '9') ? '0' : ((u | 0x20) >= 'a' && (u | 0x20) <= 'z') ? 'a' : c;
+      out += (u >= '0' && u <= '9')   ? '0'
+             : (u >= 'a' && u <= 'z') ? 'a'
+             : (u >= 'A' && u <= 'Z') ? 'A'
+                                      : c;
     }
     return out;
   };
   std::string four = shape(a, 4);
-  bool plain = four.find_first_not_of('a') == std::string::npos ||
+  bool plain = four.find_first_not_of("aA") == std::string::npos ||
                four.find_first_not_of('0') == std::string::npos;
   std::size_t n = plain ? 8 : 4;
   return shape(a, n) == shape(b, n);
@@ -79,6 +84,14 @@ bool alike(std::string_view a, std::string_view b) {
 
 bool word_byte(char c) {
   return c != ' ' && c != '\t';
+}
+
+// A line that starts with a lower-case word that is no prefix ("is running ...", "c10d key"),
+// as the rest of a sentence does: not "node01: ...", "rank=3 ...", "worker-2|...".
+bool lower_case_word(std::string_view s) {
+  if (s.empty() || s.front() < 'a' || s.front() > 'z') return false;
+  std::string_view word = s.substr(0, s.find(' '));
+  return word.size() < s.size() && word.find_first_of(":=|[(") == std::string_view::npos;
 }
 
 // Terminals and pages cut at widths between these; a longest line outside them is a log's own.
@@ -102,29 +115,36 @@ std::size_t wrap_width(std::string_view text, const std::vector<Line>& lines) {
     return text.substr(lines[i].begin, lines[i].end - lines[i].begin);
   };
   std::size_t runs = 0, alike_runs = 0, pieces = 0;
-  bool inside_words = true;
+  bool inside_words = true, sentence_goes_on = true;
   for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
     if (piece(i).size() != w) continue;
     std::size_t j = i + 1;  // the line after the run: its last piece
     while (j + 1 < lines.size() && piece(j).size() == w) ++j;
     ++runs;
     pieces += j - i;
+    // A long message cut into many pieces may have a piece that starts like its first one
+    // by chance (two words of the same length): most of its pieces must not.
     bool looks_cut = true;
+    std::size_t alike_pieces = 0;
     for (std::size_t k = i; k < j && looks_cut; ++k) {
       std::string_view next = piece(k + 1);
-      looks_cut = !blank(next) && !alike(piece(i), next);
+      looks_cut = !blank(next);
+      alike_pieces += alike(piece(i), next);
       inside_words =
           inside_words && !next.empty() && word_byte(piece(k).back()) && word_byte(next.front());
+      sentence_goes_on = sentence_goes_on && lower_case_word(next);
     }
+    looks_cut = looks_cut && alike_pieces * 2 < j - i;
     alike_runs += !looks_cut;
     i = j - 1;
   }
   if (runs == 0 || alike_runs * 2 >= runs) return 0;
   if (pieces >= kManyPieces) return w;
-  // Fewer cut lines: a width terminals use, and with a single cut, one inside a word.
+  // Fewer cut lines: a width terminals use, and with a single cut, one inside a word or one
+  // before the rest of a sentence (a lower-case word, not a "host:" or "key=" prefix).
   bool common =
       std::find(std::begin(kCommonWidths), std::end(kCommonWidths), w) != std::end(kCommonWidths);
-  return common && (pieces >= 2 || inside_words) ? w : 0;
+  return common && (pieces >= 2 || inside_words || sentence_goes_on) ? w : 0;
 }
 
 }  // namespace

@@ -45,7 +45,13 @@ inline const char* role_name(Role r) {
 //                code that belongs to one subsystem, the rule's category; a crash report
 //                takes its category from its innermost such frame (diagnosis.cpp). With
 //                role context only: a frame is never evidence on its own.
-enum class Decode { kNone, kExitStatus, kNcclSource, kFrame };
+//   kProgress:   the line counts a rank's progress (a step, a batch); the scan makes no
+//                events of it. When the job is known to have failed, the last such lines
+//                of each rank are compared (progress.hpp) and the one rank whose counter
+//                stopped behind is the rule's one event; ranks two or more steps apart
+//                issued different collectives: category collective-mismatch. Role finding
+//                with only_under_failure only.
+enum class Decode { kNone, kExitStatus, kNcclSource, kFrame, kProgress };
 
 struct Check {
   std::string text;

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "analysis/analyze.hpp"
+#include "analysis/progress.hpp"
 #include "cli/commands.hpp"
 #include "cli/evidence_inputs.hpp"
 #include "cli/input_files.hpp"
@@ -343,6 +344,9 @@ int run_analyze(const std::vector<std::string>& args) {
     return kExitOk;
   }
   std::vector<std::string_view> job_texts = std::move(job.texts);
+  // A job known to have failed: where each rank's progress stopped (analysis/progress.hpp).
+  if (rq.outcome.known_failure())
+    analysis::compare_progress(loaded.catalog, job.scanned, job.state);
   auto result =
       analysis::diagnose(loaded.catalog, std::move(job.files), std::move(job.state), rq.outcome);
   const bool mask = vm.count("mask") > 0;

@@ -43,6 +43,7 @@ ScannedJob scan_job(const analysis::Catalog& catalog, const std::vector<InputFil
       job.files.push_back(
           {inputs[next_log + k].name(), lines[k], inputs[next_log + k].text().size()});
       job.texts.push_back(inputs[next_log + k].text());
+      job.scanned.push_back(sources[k].text);
       if (options.file_spans) find_time_span(inputs[next_log + k].text(), job.files.back());
     }
     if (options.file_spans)
@@ -57,6 +58,7 @@ ScannedJob scan_job(const analysis::Catalog& catalog, const std::vector<InputFil
     for (auto& f : s.summary.files) {
       job.files.push_back(std::move(f));
       job.texts.emplace_back();
+      job.scanned.emplace_back();
     }
   }
   scan_logs(inputs.size());

@@ -37,6 +37,9 @@ struct ScannedJob {
   analysis::ScanState state;
   // Each file's text, for reports that quote raw lines; a summarised file has none (null).
   std::vector<std::string_view> texts;
+  // The text each file was scanned as (its repaired copy when it was pasted), for what reads
+  // the lines again after the scan (analysis/progress.hpp); null for a summarised file.
+  std::vector<std::string_view> scanned;
   // The texts scanned instead of pasted inputs (analysis/paste.hpp): kept while the
   // events' places are reported.
   std::deque<std::string> repaired;

@@ -1,0 +1,208 @@
+#include "analysis/progress.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/ansi.hpp"
+#include "analysis/line_cursor.hpp"
+#include "analysis/line_source.hpp"
+
+namespace ff::analysis {
+
+namespace {
+
+// Longest text of a progress line kept as its template (numbers taken out).
+constexpr std::size_t kMaxTemplate = 200;
+
+// One progress line of one writer: its numbers in order (integers; a decimal is no counter).
+struct Sample {
+  std::vector<std::optional<std::int64_t>> fields;
+  std::size_t rule = 0;
+  std::size_t file = 0;
+  std::size_t line = 0;
+  std::size_t offset = 0;
+  std::size_t length = 0;
+  std::string text;
+  LineSource source;
+};
+
+// The last two progress lines of one template a writer printed.
+struct Track {
+  std::optional<Sample> previous, last;
+};
+
+// A progress line of one template, per writer, in the order writers first printed it.
+struct Template {
+  std::map<std::string, std::size_t> index;
+  std::vector<std::pair<std::string, Track>> writers;
+};
+
+// The line's text with every number replaced by '#', and the numbers.
+std::string shape(std::string_view body, std::vector<std::optional<std::int64_t>>& fields) {
+  std::string out;
+  auto digit = [&](std::size_t i) { return i < body.size() && body[i] >= '0' && body[i] <= '9'; };
+  for (std::size_t i = 0; i < body.size() && out.size() < kMaxTemplate;) {
+    if (!digit(i)) {
+      out += body[i++];
+      continue;
+    }
+    std::size_t j = i;
+    std::int64_t v = 0;
+    bool fits = true;
+    while (digit(j)) {
+      if (v > (INT64_MAX - 9) / 10) fits = false;
+      if (fits) v = v * 10 + (body[j] - '0');
+      ++j;
+    }
+    bool decimal = j + 1 < body.size() && body[j] == '.' && digit(j + 1);
+    if (decimal) {
+      ++j;
+      while (digit(j)) ++j;
+    }
+    fields.push_back(decimal || !fits ? std::nullopt : std::optional<std::int64_t>(v));
+    out += '#';
+    i = j;
+  }
+  return out;
+}
+
+// A progress bar's redraw: its counters advance when it redraws, not by one per step.
+bool progress_bar(std::string_view body) {
+  return body.find("it/s]") != std::string_view::npos ||
+         body.find("s/it]") != std::string_view::npos || body.find("%|") != std::string_view::npos;
+}
+
+std::string writer_of(const LineSource& s, std::size_t file) {
+  if (s.rank) return "rank " + std::to_string(*s.rank);
+  if (s.pid) return s.host + ":" + std::to_string(*s.pid);
+  return "input " + std::to_string(file);
+}
+
+struct Gap {
+  const Sample* behind = nullptr;
+  std::int64_t value = 0, ahead = 0;
+  std::size_t writers = 0;
+};
+
+// The counter of one template that every writer advanced by one on its last two lines, and
+// how far apart the writers' last values are.
+std::optional<Gap> compare_template(const Template& t) {
+  if (t.writers.size() < 2) return std::nullopt;
+  const std::size_t fields = t.writers.front().second.last->fields.size();
+  for (std::size_t k = 0; k < fields; ++k) {
+    bool counter = true;
+    for (const auto& [who, track] : t.writers) {
+      const Sample* a = track.previous ? &*track.previous : nullptr;
+      const Sample& b = *track.last;
+      counter = counter && a && a->fields.size() == fields && b.fields.size() == fields &&
+                a->fields[k] && b.fields[k] && *b.fields[k] == *a->fields[k] + 1;
+      if (!counter) break;
+    }
+    if (!counter) continue;
+    Gap g;
+    g.writers = t.writers.size();
+    g.value = INT64_MAX;
+    g.ahead = INT64_MIN;
+    for (const auto& [who, track] : t.writers) {
+      const std::int64_t v = *track.last->fields[k];
+      if (v < g.value) {
+        g.value = v;
+        g.behind = &*track.last;
+      }
+      g.ahead = std::max(g.ahead, v);
+    }
+    if (g.ahead > g.value) return g;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void compare_progress(const Catalog& catalog, std::span<const std::string_view> texts,
+                      ScanState& state) {
+  const auto& rules = catalog.rules();
+  std::vector<std::size_t> counters;
+  for (std::size_t r = 0; r < rules.size(); ++r)
+    if (rules[r].decode == Decode::kProgress) counters.push_back(r);
+  if (counters.empty()) return;
+
+  std::map<std::string, Template> templates;
+  CleanLine cleaned;
+  for (std::size_t file = 0; file < texts.size(); ++file) {
+    LineCursor cursor(texts[file]);
+    LineSpan span;
+    while (cursor.next(span)) {
+      std::string_view line = span.text;
+      if (line.find_first_of("0123456789") == std::string_view::npos) continue;
+      if (may_contain_escapes(line)) {
+        strip_ansi(line, cleaned);
+        line = cleaned.text;
+      }
+      std::optional<std::size_t> rule;
+      for (std::size_t r : counters)
+        if (!rule && catalog.matches(r, line)) rule = r;
+      if (!rule) continue;
+      Sample s;
+      s.source = parse_line_source(line);
+      std::string_view body = line.substr(std::min(s.source.body, line.size()));
+      if (progress_bar(body)) continue;
+      std::string key = shape(body, s.fields);
+      auto it = templates.find(key);
+      if (it == templates.end()) {
+        if (templates.size() >= kMaxProgressTemplates) continue;
+        it = templates.emplace(std::move(key), Template{}).first;
+      }
+      Template& t = it->second;
+      const std::string who = writer_of(s.source, file);
+      auto w = t.index.find(who);
+      if (w == t.index.end()) {
+        if (t.writers.size() >= kMaxProgressWriters) continue;
+        w = t.index.emplace(who, t.writers.size()).first;
+        t.writers.emplace_back(who, Track{});
+      }
+      s.rule = *rule;
+      s.file = file;
+      s.line = span.number;
+      s.offset = span.begin;
+      s.length = span.text.size();
+      s.text = std::string(line.substr(0, kMaxEventText));
+      Track& track = t.writers[w->second].second;
+      track.previous = std::move(track.last);
+      track.last = std::move(s);
+    }
+  }
+
+  // The template most writers print decides; of equals, the first by its text.
+  std::optional<Gap> best;
+  for (const auto& [key, t] : templates)
+    if (auto g = compare_template(t); g && (!best || g->writers > best->writers)) best = g;
+  if (!best) return;
+
+  const Sample& s = *best->behind;
+  Event ev;
+  ev.file = s.file;
+  ev.line = s.line;
+  ev.offset = s.offset;
+  ev.length = s.length;
+  ev.rule = s.rule;
+  ev.source = s.source;
+  ev.text = s.text;
+  ev.match_begin = 0;
+  ev.match_end = s.length;
+  ev.captures = {{"value", std::to_string(best->value)},
+                 {"ahead", std::to_string(best->ahead)},
+                 {"gap", std::to_string(best->ahead - best->value)},
+                 {"writers", std::to_string(best->writers)}};
+  // In (input, line) order among the scan's events.
+  auto at = std::find_if(state.events.begin(), state.events.end(), [&](const Event& e) {
+    return e.file > ev.file || (e.file == ev.file && e.line > ev.line);
+  });
+  state.events.insert(at, std::move(ev));
+  if (s.rule < state.rule_hits.size()) ++state.rule_hits[s.rule];
+}
+
+}  // namespace ff::analysis
