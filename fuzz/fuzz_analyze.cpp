@@ -1,5 +1,8 @@
 // libFuzzer: the log model and the whole analysis (built-in catalog). The input is split at
 // the first "\x00\x01" into two files of one job, so cross-file correlation is exercised too.
+// It is analysed twice: as a log alone, and as the log of a job known to have hung, which
+// reads what only a known failure reads (setup steps, progress counters compared across
+// ranks: analysis/progress.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -23,6 +26,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     inputs.push_back({"rank0.log", text.substr(0, cut)});
     inputs.push_back({"rank1.log", text.substr(cut + 2)});
   }
+  auto hung = ff::analysis::analyze(catalog, std::span(inputs),
+                                    {ff::analysis::JobEnd::kHung, std::nullopt});
+  (void)ff::report::to_text(catalog, hung, {});
   auto a = ff::analysis::analyze(catalog, std::span(inputs));
   // The reports must render whatever the log held (invalid UTF-8 included).
   auto j = ff::report::to_json(catalog, a);

@@ -28,7 +28,7 @@ seed() {  # seed TARGET DIR
   mkdir -p "$d"
   case $t in
     analyze|mask)
-      for f in tests/corpus/*/log.txt server/samples/*.log; do head -c 65536 "$f" >"$d/$(echo "$f" | tr / _)"; done ;;
+      for f in tests/corpus/*/log.txt tests/development/cases/*/log.txt server/samples/*.log; do head -c 65536 "$f" >"$d/$(echo "$f" | tr / _)"; done ;;
     rule) cp rules/*.json "$d/" ;;
     ras) cp tests/data/ras/*.txt tests/data/ras/*.json "$d/" ;;
     summary) cp tests/data/summary/*.json "$d/" ;;
