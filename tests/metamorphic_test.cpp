@@ -6,11 +6,14 @@
 // output formats (srun --label, mpirun --tag-output, kubectl logs --timestamps, docker
 // compose, journald), not from anything firstfault reads.
 //
-//   ff_metamorphic_test [--only NAME] [--min F] [--healthy-run LOG] CORPUS_DIR
+//   ff_metamorphic_test [--only NAME] [--min F] [--healthy-run LOG] [--healthy] CORPUS_DIR
 //     Prints, per transformation, how many cases kept their diagnosis and the ones that did
 //     not; fails when the share kept by any transformation is below F (default 1.0).
 //     --healthy-run: the healthy log the "embedded" transformation surrounds each case with
 //     (5,000 lines before and after, repeated as needed).
+//     --healthy: CORPUS_DIR holds logs of jobs that worked (<case>/log.txt, no expected.json,
+//     as tests/healthy): each is diagnosed without an outcome, and must stay without a
+//     diagnosis after every transformation (a paste must not make a false alarm).
 //     --write DIR: also writes each transformed log that changed its diagnosis to
 //     DIR/<case>.<transformation>.txt, to see what the analysis was given.
 #include <cctype>
@@ -249,6 +252,7 @@ int usage() {
 
 int main(int argc, char** argv) {
   std::string dir, only, healthy_path, write_dir;
+  bool healthy_cases = false;
   double min = 1.0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -259,6 +263,8 @@ int main(int argc, char** argv) {
       if (!v || !ff::test::parse_fraction(v, min)) return usage();
     } else if (a == "--healthy-run" && i + 1 < argc) {
       healthy_path = argv[++i];
+    } else if (a == "--healthy") {
+      healthy_cases = true;
     } else if (a == "--write" && i + 1 < argc) {
       write_dir = argv[++i];
     } else if (!a.empty() && a[0] != '-' && dir.empty()) {
@@ -281,7 +287,8 @@ int main(int argc, char** argv) {
 
   std::vector<fs::path> cases;
   for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_directory() && fs::exists(e.path() / "expected.json")) cases.push_back(e.path());
+    if (e.is_directory() && fs::exists(e.path() / (healthy_cases ? "log.txt" : "expected.json")))
+      cases.push_back(e.path());
   std::sort(cases.begin(), cases.end());
 
   auto all = transformations(healthy);
@@ -295,10 +302,18 @@ int main(int argc, char** argv) {
   }
   std::map<std::string, std::vector<std::string>> changed;
   for (const auto& c : cases) {
-    json expected = json::parse(read_file(c / "expected.json"));
-    ff::analysis::JobOutcome outcome = ff::test::case_outcome(expected);
+    ff::analysis::JobOutcome outcome;
+    if (!healthy_cases)
+      outcome = ff::test::case_outcome(json::parse(read_file(c / "expected.json")));
     std::string log = read_file(c / "log.txt");
     Verdict base = diagnose(loaded.catalog, log, outcome);
+    // A healthy log has no diagnosis to keep: one it has already is a false alarm.
+    if (healthy_cases && base.category != "none") {
+      for (const auto& t : chosen)
+        changed[t.name].push_back(c.filename().string() + ": a diagnosis before any change (" +
+                                  base.category + ")");
+      continue;
+    }
     for (const auto& t : chosen) {
       const std::string transformed = t.apply(log);
       Verdict v = diagnose(loaded.catalog, transformed, outcome);
