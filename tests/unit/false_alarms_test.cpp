@@ -55,6 +55,18 @@ TEST_CASE("observations alone give no diagnosis", "[false-alarm]") {
        nullptr},
       {"a clean exit reported by Slurm",
        "srun: error: gpu-node-3: task 0: Exited with exit code 0\n", nullptr},
+      {"ranks that read different NCCL_PROTO, with no failure shown",
+       "node01:1:1 [0] NCCL INFO NCCL_PROTO set by environment to Simple\n"
+       "node02:2:2 [0] NCCL INFO NCCL_PROTO set by environment to LL128\n"
+       "node03:3:3 [0] NCCL INFO NCCL_PROTO set by environment to Simple\n",
+       "nccl-env-must-agree"},
+      {"a Horovod stall warning of a job that went on",
+       "[2021-02-02 21:19:07.345988: W /tmp/pip/horovod/common/stall_inspector.cc:105] One or "
+       "more tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and "
+       "are waiting for remainder of ranks for more than 60 seconds. This may indicate that "
+       "different ranks are trying to submit different tensors or that only subset of ranks is "
+       "submitting tensors, which will cause deadlock. \n",
+       "horovod-stall-warning"},
   };
   for (const auto& c : cases) {
     INFO(c.what);
@@ -65,6 +77,32 @@ TEST_CASE("observations alone give no diagnosis", "[false-alarm]") {
       CHECK(rule_of_finding(a, 0) == c.finding);
     }
   }
+}
+
+TEST_CASE("the same observations under a known failure are its hypotheses", "[false-alarm]") {
+  auto failed = [](std::string_view text, JobEnd end) {
+    LogInput in{"test.log", text};
+    return analyze(ff::test::builtin_catalog(), std::span(&in, 1), {end, std::nullopt});
+  };
+  // Ranks that disagree on an NCCL setting both ends must share: the rare value leads.
+  auto env = failed(
+      "node01:1:1 [0] NCCL INFO NCCL_PROTO set by environment to Simple\n"
+      "node02:2:2 [0] NCCL INFO NCCL_PROTO set by environment to LL128\n"
+      "node03:3:3 [0] NCCL INFO NCCL_PROTO set by environment to Simple\n"
+      "node01:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
+      "node02:2:2 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n",
+      JobEnd::kFailed);
+  REQUIRE_FALSE(env.diagnoses.empty());
+  CHECK(env.diagnoses.front().category == "config");
+  CHECK(env.events[env.diagnoses.front().initiating].line == 1);
+  // Horovod's stall warning in a job that hung: the wait it reports is the hang.
+  auto stall = failed(
+      "[2021-02-02 21:19:07.345988: W /tmp/pip/horovod/common/stall_inspector.cc:105] One or "
+      "more tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and "
+      "are waiting for remainder of ranks for more than 60 seconds.\n",
+      JobEnd::kHung);
+  REQUIRE_FALSE(stall.diagnoses.empty());
+  CHECK(stall.diagnoses.front().category == "straggler");
 }
 
 TEST_CASE("an observation becomes the cause next to a failure it explains", "[false-alarm]") {
