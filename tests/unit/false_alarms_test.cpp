@@ -15,6 +15,20 @@ Analysis run(std::string_view text) {
   return analyze(ff::test::builtin_catalog(), std::span(&in, 1));
 }
 
+// Ranks that read different values of a setting both ends must share (NCCL_PROTO).
+constexpr const char* kProtoDisagreement =
+    "node01:1:1 [0] NCCL INFO NCCL_PROTO set by environment to Simple\n"
+    "node02:2:2 [0] NCCL INFO NCCL_PROTO set by environment to LL128\n"
+    "node03:3:3 [0] NCCL INFO NCCL_PROTO set by environment to Simple\n";
+
+// Horovod's stall inspector at WARNING level: printed while it waits, the job may go on.
+constexpr const char* kStallWarning =
+    "[2021-02-02 21:19:07.345988: W /tmp/pip/horovod/common/stall_inspector.cc:105] One or more "
+    "tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and are "
+    "waiting for remainder of ranks for more than 60 seconds. This may indicate that different "
+    "ranks are trying to submit different tensors or that only subset of ranks is submitting "
+    "tensors, which will cause deadlock. \n";
+
 std::string rule_of_finding(const Analysis& a, std::size_t k) {
   return ff::test::builtin_catalog().rules()[a.events[a.findings.at(k)].rule].id;
 }
@@ -55,18 +69,9 @@ TEST_CASE("observations alone give no diagnosis", "[false-alarm]") {
        nullptr},
       {"a clean exit reported by Slurm",
        "srun: error: gpu-node-3: task 0: Exited with exit code 0\n", nullptr},
-      {"ranks that read different NCCL_PROTO, with no failure shown",
-       "node01:1:1 [0] NCCL INFO NCCL_PROTO set by environment to Simple\n"
-       "node02:2:2 [0] NCCL INFO NCCL_PROTO set by environment to LL128\n"
-       "node03:3:3 [0] NCCL INFO NCCL_PROTO set by environment to Simple\n",
+      {"ranks that read different NCCL_PROTO, with no failure shown", kProtoDisagreement,
        "nccl-env-must-agree"},
-      {"a Horovod stall warning of a job that went on",
-       "[2021-02-02 21:19:07.345988: W /tmp/pip/horovod/common/stall_inspector.cc:105] One or "
-       "more tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and "
-       "are waiting for remainder of ranks for more than 60 seconds. This may indicate that "
-       "different ranks are trying to submit different tensors or that only subset of ranks is "
-       "submitting tensors, which will cause deadlock. \n",
-       "horovod-stall-warning"},
+      {"a Horovod stall warning of a job that went on", kStallWarning, "horovod-stall-warning"},
   };
   for (const auto& c : cases) {
     INFO(c.what);
@@ -85,22 +90,15 @@ TEST_CASE("the same observations under a known failure are its hypotheses", "[fa
     return analyze(ff::test::builtin_catalog(), std::span(&in, 1), {end, std::nullopt});
   };
   // Ranks that disagree on an NCCL setting both ends must share: the rare value leads.
-  auto env = failed(
-      "node01:1:1 [0] NCCL INFO NCCL_PROTO set by environment to Simple\n"
-      "node02:2:2 [0] NCCL INFO NCCL_PROTO set by environment to LL128\n"
-      "node03:3:3 [0] NCCL INFO NCCL_PROTO set by environment to Simple\n"
-      "node01:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
-      "node02:2:2 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n",
-      JobEnd::kFailed);
+  auto env = failed(std::string(kProtoDisagreement) +
+                        "node01:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
+                        "node02:2:2 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n",
+                    JobEnd::kFailed);
   REQUIRE_FALSE(env.diagnoses.empty());
   CHECK(env.diagnoses.front().category == "config");
   CHECK(env.events[env.diagnoses.front().initiating].line == 1);
   // Horovod's stall warning in a job that hung: the wait it reports is the hang.
-  auto stall = failed(
-      "[2021-02-02 21:19:07.345988: W /tmp/pip/horovod/common/stall_inspector.cc:105] One or "
-      "more tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and "
-      "are waiting for remainder of ranks for more than 60 seconds.\n",
-      JobEnd::kHung);
+  auto stall = failed(kStallWarning, JobEnd::kHung);
   REQUIRE_FALSE(stall.diagnoses.empty());
   CHECK(stall.diagnoses.front().category == "straggler");
 }

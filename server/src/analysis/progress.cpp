@@ -15,8 +15,10 @@ namespace ff::analysis {
 
 namespace {
 
-// Longest text of a progress line kept as its template (numbers taken out).
+// Longest text of a progress line kept as its template (numbers taken out), and the most
+// numbers of one line that may be its counter (a step counter comes early in its line).
 constexpr std::size_t kMaxTemplate = 200;
+constexpr std::size_t kMaxFields = 16;
 
 // One progress line of one writer: its numbers in order (integers; a decimal is no counter).
 struct Sample {
@@ -26,7 +28,6 @@ struct Sample {
   std::size_t line = 0;
   std::size_t offset = 0;
   std::size_t length = 0;
-  std::string text;
   LineSource source;
 };
 
@@ -63,7 +64,8 @@ std::string shape(std::string_view body, std::vector<std::optional<std::int64_t>
       ++j;
       while (digit(j)) ++j;
     }
-    fields.push_back(decimal || !fits ? std::nullopt : std::optional<std::int64_t>(v));
+    if (fields.size() < kMaxFields)
+      fields.push_back(decimal || !fits ? std::nullopt : std::optional<std::int64_t>(v));
     out += '#';
     i = j;
   }
@@ -131,6 +133,7 @@ void compare_progress(const Catalog& catalog, std::span<const std::string_view> 
   if (counters.empty()) return;
 
   std::map<std::string, Template> templates;
+  std::size_t tracks = 0;  // writers of all templates together
   CleanLine cleaned;
   for (std::size_t file = 0; file < texts.size(); ++file) {
     LineCursor cursor(texts[file]);
@@ -160,7 +163,8 @@ void compare_progress(const Catalog& catalog, std::span<const std::string_view> 
       const std::string who = writer_of(s.source, file);
       auto w = t.index.find(who);
       if (w == t.index.end()) {
-        if (t.writers.size() >= kMaxProgressWriters) continue;
+        if (t.writers.size() >= kMaxProgressWriters || tracks >= kMaxProgressTracks) continue;
+        ++tracks;
         w = t.index.emplace(who, t.writers.size()).first;
         t.writers.emplace_back(who, Track{});
       }
@@ -169,7 +173,6 @@ void compare_progress(const Catalog& catalog, std::span<const std::string_view> 
       s.line = span.number;
       s.offset = span.begin;
       s.length = span.text.size();
-      s.text = std::string(line.substr(0, kMaxEventText));
       Track& track = t.writers[w->second].second;
       track.previous = std::move(track.last);
       track.last = std::move(s);
@@ -190,7 +193,13 @@ void compare_progress(const Catalog& catalog, std::span<const std::string_view> 
   ev.length = s.length;
   ev.rule = s.rule;
   ev.source = s.source;
-  ev.text = s.text;
+  // The line as the scan would keep it: without escape sequences, capped.
+  std::string_view raw = texts[s.file].substr(s.offset, s.length);
+  if (may_contain_escapes(raw)) {
+    strip_ansi(raw, cleaned);
+    raw = cleaned.text;
+  }
+  ev.text = std::string(raw.substr(0, kMaxEventText));
   ev.match_begin = 0;
   ev.match_end = s.length;
   ev.captures = {{"value", std::to_string(best->value)},

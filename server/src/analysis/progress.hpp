@@ -27,6 +27,8 @@ namespace ff::analysis {
 // per such line are followed: hostile input cannot make the comparison grow without bound.
 inline constexpr std::size_t kMaxProgressTemplates = 256;
 inline constexpr std::size_t kMaxProgressWriters = 8192;
+// And at most this many (template, writer) pairs in all, each holding two lines' numbers.
+inline constexpr std::size_t kMaxProgressTracks = std::size_t{1} << 14;
 
 // Compares the progress lines of `texts` (the scanned text of each input, indexed like the
 // scan's files; an empty view for an input without text) across their writers (a rank; a
