@@ -96,6 +96,24 @@ TEST_CASE("progress: a failure the log shows leads; the counter is an observatio
   CHECK(a.diagnoses.front().category == "gpu-oom");
 }
 
+TEST_CASE("progress: line numbers hold through colour, CRLF and lone CR", "[progress]") {
+  auto c = catalog({counter_rule()});
+  // Colour codes inside a counter line (read cleaned), a CRLF line, a lone-CR redraw and lines
+  // no counter is on: the rank behind is still found, on the line an editor shows.
+  const std::string log =
+      "\x1b[32m[rank0]: \x1b[0mstep 7 loss 2\r\n"  // 0
+      "[rank1]: data loaded\n"                     // 1
+      "[rank1]: step 6 loss 2\rredraw\n"           // 2, 3
+      "\x1b[32m[rank0]: \x1b[0mstep 8 loss 2\n"    // 4
+      "[rank1]: step 7 loss 2\n"                   // 5
+      "[rank1]: waiting\n";                        // 6
+  auto a = run(c, log, hung());
+  REQUIRE(a.diagnoses.size() == 1);
+  CHECK(a.diagnoses.front().category == "straggler");
+  CHECK(initiating(a).line == 5);
+  CHECK(initiating(a).source.rank == 1);
+}
+
 TEST_CASE("progress: inputs without a writer prefix are writers of their own", "[progress]") {
   auto c = catalog({counter_rule()});
   LogInput in[2] = {{"rank0.log", "step 11\nstep 12\n"}, {"rank1.log", "step 10\nstep 11\n"}};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "analysis/ansi.hpp"
 #include "analysis/line_cursor.hpp"
 #include "analysis/line_source.hpp"
+#include "analysis/prefilter.hpp"
 
 namespace ff::analysis {
 
@@ -122,6 +124,47 @@ std::optional<Gap> compare_template(const Template& t) {
   return std::nullopt;
 }
 
+// Calls visit(line), in line order, for every line of `text` a counter rule may match: each
+// line the prefilter of the counter rules' patterns names (Vectorscan over the whole text,
+// as the scan reads it), and each line holding a control byte (the rules read a line
+// without its escape sequences, which a search of the raw text may not see through). Every
+// line when there is no prefilter or its scan fails.
+template <typename Visit>
+void for_candidate_lines(std::string_view text, Prefilter::Session* session, Visit visit) {
+  std::size_t from = 0;     // the first line start not visited or passed over yet
+  std::size_t counted = 0;  // the line start up to which line ends are counted
+  std::size_t number = 0;   // the number of the line starting at `counted`
+  auto emit = [&](const LineBounds& lb) {
+    number += count_line_ends(text, counted, lb.begin);
+    counted = lb.begin;
+    visit(LineSpan{number, lb.begin, text.substr(lb.begin, lb.end - lb.begin)});
+    from = lb.next;
+  };
+  // The lines holding a control byte before `limit` (a line start).
+  auto controls_until = [&](std::size_t limit) {
+    while (from < limit) {
+      const std::size_t c = find_control_byte(text, from, limit);
+      if (c >= limit) break;
+      emit(line_bounds(text, c));
+    }
+  };
+  const bool scanned = session && session->scan(text, [&](unsigned, std::size_t end) {
+    const std::size_t q = end ? end - 1 : 0;
+    if (q < from || q >= text.size()) return;
+    const LineBounds lb = line_bounds(text, q);
+    controls_until(lb.begin);
+    if (lb.begin >= from) emit(lb);
+  });
+  if (scanned) {
+    controls_until(text.size());
+    return;
+  }
+  // No prefilter: every line not visited yet.
+  LineCursor cursor(text.substr(from), number + count_line_ends(text, counted, from), from);
+  LineSpan span;
+  while (cursor.next(span)) visit(span);
+}
+
 }  // namespace
 
 void compare_progress(const Catalog& catalog, std::span<const std::string_view> texts,
@@ -135,12 +178,19 @@ void compare_progress(const Catalog& catalog, std::span<const std::string_view> 
   std::map<std::string, Template> templates;
   std::size_t tracks = 0;  // writers of all templates together
   CleanLine cleaned;
+  // One prefilter pass over each whole text finds the lines the counter rules may match; RE2
+  // on every line would cost more than the scan itself on a log of a million lines.
+  std::vector<std::string> patterns;
+  for (std::size_t r : counters)
+    for (const auto& p : rules[r].patterns) patterns.push_back(p);
+  std::unique_ptr<Prefilter> prefilter = Prefilter::build(patterns, nullptr);
+  std::optional<Prefilter::Session> session;
+  if (prefilter) session.emplace(*prefilter);
+  Prefilter::Session* scan = session && session->ok() ? &*session : nullptr;
   for (std::size_t file = 0; file < texts.size(); ++file) {
-    LineCursor cursor(texts[file]);
-    LineSpan span;
-    while (cursor.next(span)) {
+    for_candidate_lines(texts[file], scan, [&](const LineSpan& span) {
       std::string_view line = span.text;
-      if (line.find_first_of("0123456789") == std::string_view::npos) continue;
+      if (line.find_first_of("0123456789") == std::string_view::npos) return;
       if (may_contain_escapes(line)) {
         strip_ansi(line, cleaned);
         line = cleaned.text;
@@ -148,22 +198,22 @@ void compare_progress(const Catalog& catalog, std::span<const std::string_view> 
       std::optional<std::size_t> rule;
       for (std::size_t r : counters)
         if (!rule && catalog.matches(r, line)) rule = r;
-      if (!rule) continue;
+      if (!rule) return;
       Sample s;
       s.source = parse_line_source(line);
       std::string_view body = line.substr(std::min(s.source.body, line.size()));
-      if (progress_bar(body)) continue;
+      if (progress_bar(body)) return;
       std::string key = shape(body, s.fields);
       auto it = templates.find(key);
       if (it == templates.end()) {
-        if (templates.size() >= kMaxProgressTemplates) continue;
+        if (templates.size() >= kMaxProgressTemplates) return;
         it = templates.emplace(std::move(key), Template{}).first;
       }
       Template& t = it->second;
       const std::string who = writer_of(s.source, file);
       auto w = t.index.find(who);
       if (w == t.index.end()) {
-        if (t.writers.size() >= kMaxProgressWriters || tracks >= kMaxProgressTracks) continue;
+        if (t.writers.size() >= kMaxProgressWriters || tracks >= kMaxProgressTracks) return;
         ++tracks;
         w = t.index.emplace(who, t.writers.size()).first;
         t.writers.emplace_back(who, Track{});
@@ -176,7 +226,7 @@ void compare_progress(const Catalog& catalog, std::span<const std::string_view> 
       Track& track = t.writers[w->second].second;
       track.previous = std::move(track.last);
       track.last = std::move(s);
-    }
+    });
   }
 
   // The template most writers print decides; of equals, the first by its text.
