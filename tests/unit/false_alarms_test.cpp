@@ -71,6 +71,11 @@ TEST_CASE("observations alone give no diagnosis", "[false-alarm]") {
        "srun: error: gpu-node-3: task 0: Exited with exit code 0\n", nullptr},
       {"ranks that read different NCCL_PROTO, with no failure shown", kProtoDisagreement,
        "nccl-env-must-agree"},
+      {"NCCL's proxy closing a connection that never said which rank it is",
+       "host0:39:302 [0] NCCL INFO [Service thread] Connection closed by localRank -1\n"
+       "host0:39:302 [0] proxy.cc:1111 NCCL WARN [Service thread] Unknown command 66326 from "
+       "localRank -1\n",
+       nullptr},
       {"a Horovod stall warning of a job that went on", kStallWarning, "horovod-stall-warning"},
   };
   for (const auto& c : cases) {
