@@ -933,9 +933,9 @@ struct Diagnoser {
 
   // The job is known to have failed, and nothing in it shows a failure directly: every
   // observation that can explain a failure is a hypothesis, beside (and, when stronger,
-  // ahead of) the symptoms and the first error line.
-  // A step of setting up NCCL (rule setup_step) explains the failure only where its process
-  // stopped there: of the steps its process printed, the last, with no Init COMPLETE after it.
+  // ahead of) the symptoms and the first error line. A step of setting up NCCL (rule
+  // setup_step) explains it only where its process stopped there: of the steps its process
+  // printed, the last, with no Init COMPLETE after it.
   void add_findings_under_failure() {
     std::erase_if(under_failure,
                   [&](std::size_t i) { return rules[events[i].rule].setup_step && went_on(i); });
