@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """firstfault's performance benchmark: one command, every figure with its target.
 
-Runs, run after run in this one process, `firstfault analyze`, ripgrep given the same
+Runs, run after run in this one process, `firstfault analyze` (and `analyze --failed`, which
+also compares the ranks' progress lines after the scan), ripgrep given the same
 patterns (`firstfault rules export-patterns`), ripgrep looking for the five error words a
 user greps for (`NCCL WARN`, `Error`, `Traceback`, `error`, `failed`), and `wc -l` as the
 floor for touching every byte, on generated logs of 10 MB, 100 MB and 1 GB (bench/gen_log.py,
@@ -562,6 +563,14 @@ def main():
             print("%d MB %s: firstfault %.0f MB/s (%.3f s), rg all patterns %.0f MB/s (%.3f s), "
                   "rg five words %.0f MB/s (%.3f s), wc -l %.0f MB/s" % (
                       size, label, mb / t_ff, t_ff, mb / t_rg, t_rg, mb / t_rg5, t_rg5, mb / t_wc))
+            # A job known to have failed reads more: each rank's progress lines are compared
+            # after the scan (docs/OUTCOME.md). Its cost beside the plain run's: one prefilter
+            # pass over the text and, for each of its progress lines (a tenth of this log's
+            # lines), the writer read from the line's prefix (docs/PERFORMANCE.md).
+            t_failed, _ = best([ff, "analyze", "--failed", "--format", "json", path], args.runs)
+            rep.add("%d MB %s: firstfault --failed time / plain run" % (size, label),
+                    "%.2f (%.3f s vs %.3f s)" % (t_failed / t_ff, t_failed, t_ff), "<= 1.60",
+                    t_failed / t_ff <= 1.6)
             c_ff = best_cpu([ff, "analyze", "--format", "json", path], args.runs)
             c_rg5 = best_cpu([rg, "-c", "-F"] + five + [path], args.runs)
             print("    CPU time (user + system): firstfault %.3f s on %d cores, rg five words %.3f s "

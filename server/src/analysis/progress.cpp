@@ -187,6 +187,7 @@ void compare_progress(const Catalog& catalog, std::span<const std::string_view> 
   std::optional<Prefilter::Session> session;
   if (prefilter) session.emplace(*prefilter);
   Prefilter::Session* scan = session && session->ok() ? &*session : nullptr;
+  std::vector<int> candidates;
   for (std::size_t file = 0; file < texts.size(); ++file) {
     for_candidate_lines(texts[file], scan, [&](const LineSpan& span) {
       std::string_view line = span.text;
@@ -194,6 +195,10 @@ void compare_progress(const Catalog& catalog, std::span<const std::string_view> 
       if (may_contain_escapes(line)) {
         strip_ansi(line, cleaned);
         line = cleaned.text;
+        // A line visited for its escape bytes (most lines of a coloured log) goes to RE2 only
+        // when the prefilter names a counter pattern for it once cleaned.
+        candidates.clear();
+        if (scan && scan->candidates(line, candidates) && candidates.empty()) return;
       }
       std::optional<std::size_t> rule;
       for (std::size_t r : counters)
