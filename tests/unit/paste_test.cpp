@@ -84,6 +84,16 @@ TEST_CASE("paste: one message cut once or many times is joined back", "[paste]")
   auto once = depaste(fold(sentence, 160));
   REQUIRE(once.has_value());
   CHECK(once->find("but Rank 0 is running collective") != std::string::npos);
+  // Cut just before the space between two words: the rest starts with that one space.
+  const std::string spaced = " " + sentence;  // one byte longer: the cut moves onto the space
+  REQUIRE(fold(spaced, 160).find("\n is running") != std::string::npos);
+  auto at_space = depaste(fold(spaced, 160));
+  REQUIRE(at_space.has_value());
+  CHECK(at_space->find("Rank 0 is running collective") != std::string::npos);
+  // A line indented as code under a traceback frame is a line of its own.
+  std::string code = fold(sentence, 160);
+  code.replace(161, 0, "    ");
+  CHECK_FALSE(depaste(code).has_value());
   // The same cut before a word that is a prefix ("node01: ...") stays as it is.
   std::string prefixed = fold(sentence, 160);
   prefixed.replace(160 + 1, 0, "node01: ");

@@ -87,8 +87,11 @@ bool word_byte(char c) {
 }
 
 // A line that starts with a lower-case word that is no prefix ("is running ...", "c10d key"),
-// as the rest of a sentence does: not "node01: ...", "rank=3 ...", "worker-2|...".
+// as the rest of a sentence does: not "node01: ...", "rank=3 ...", "worker-2|...". One space
+// before it is the space the cut fell on; more is an indented line of its own (code under a
+// traceback frame).
 bool lower_case_word(std::string_view s) {
+  if (s.size() > 1 && s.front() == ' ' && s[1] != ' ') s.remove_prefix(1);
   if (s.empty() || s.front() < 'a' || s.front() > 'z') return false;
   std::string_view word = s.substr(0, s.find(' '));
   return word.size() < s.size() && word.find_first_of(":=|[(") == std::string_view::npos;
