@@ -74,12 +74,6 @@ std::string shape(std::string_view body, std::vector<std::optional<std::int64_t>
   return out;
 }
 
-// A progress bar's redraw: its counters advance when it redraws, not by one per step.
-bool progress_bar(std::string_view body) {
-  return body.find("it/s]") != std::string_view::npos ||
-         body.find("s/it]") != std::string_view::npos || body.find("%|") != std::string_view::npos;
-}
-
 std::string writer_of(const LineSource& s, std::size_t file) {
   if (s.rank) return "rank " + std::to_string(*s.rank);
   if (s.pid) return s.host + ":" + std::to_string(*s.pid);
@@ -207,7 +201,6 @@ void compare_progress(const Catalog& catalog, std::span<const std::string_view> 
       Sample s;
       s.source = parse_line_source(line);
       std::string_view body = line.substr(std::min(s.source.body, line.size()));
-      if (progress_bar(body)) return;
       std::string key = shape(body, s.fields);
       auto it = templates.find(key);
       if (it == templates.end()) {
