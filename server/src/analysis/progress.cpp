@@ -74,12 +74,16 @@ std::string shape(std::string_view body, std::vector<std::optional<std::int64_t>
   return out;
 }
 
+// Who printed a progress line: its rank, else its host and pid, else (a log per rank
+// without prefixes) the input it is in.
 std::string writer_of(const LineSource& s, std::size_t file) {
   if (s.rank) return "rank " + std::to_string(*s.rank);
   if (s.pid) return s.host + ":" + std::to_string(*s.pid);
   return "input " + std::to_string(file);
 }
 
+// Where the writers of one template stopped: the last line of the one furthest behind, its
+// counter, the highest counter, and how many writers were compared.
 struct Gap {
   const Sample* behind = nullptr;
   std::int64_t value = 0, ahead = 0;
