@@ -49,4 +49,12 @@ std::size_t find_control_byte(std::string_view text, std::size_t from, std::size
 // nothing, so binary garbage cannot confuse the patterns.
 void strip_ansi(std::string_view line, CleanLine& out);
 
+// The line as the rules read it: `line` itself when it holds nothing strip_ansi removes,
+// else its cleaned text, kept in `buffer` (valid until `buffer` is reused).
+inline std::string_view without_escapes(std::string_view line, CleanLine& buffer) {
+  if (!may_contain_escapes(line)) return line;
+  strip_ansi(line, buffer);
+  return buffer.text;
+}
+
 }  // namespace ff::analysis

@@ -16,10 +16,8 @@ namespace {
 constexpr std::size_t kLookback = 24;
 
 std::string clean(std::string_view raw) {
-  if (!may_contain_escapes(raw)) return std::string(raw);
   CleanLine c;
-  strip_ansi(raw, c);
-  return std::move(c.text);
+  return std::string(without_escapes(raw, c));
 }
 
 // A line above the event as its producer wrote it: also without what carried it (a

@@ -53,6 +53,13 @@ struct Catalog::Impl {
   bool set_ok = false;
   const RE2::Set* get_set();
 
+  // Whether one of rule `rule`'s excludes matches `text`: its hit there is no hit.
+  bool excluded(std::size_t rule, const re2::StringPiece& text) const {
+    for (const auto& ex : excludes[rule])
+      if (RE2::PartialMatch(text, ex->get())) return true;
+    return false;
+  }
+
   std::once_flag prefilter_once;
   std::unique_ptr<Prefilter> prefilter;
   std::atomic<bool> prefilter_built{false};
@@ -191,10 +198,7 @@ bool Catalog::matches(std::size_t rule, std::string_view line) const {
   for (std::size_t slot = impl_->first_pattern[rule];
        !hit && slot < impl_->patterns.size() && impl_->patterns[slot].rule == rule; ++slot)
     hit = impl_->patterns[slot].re->get().Match(text, 0, text.size(), RE2::UNANCHORED, nullptr, 0);
-  if (!hit) return false;
-  for (const auto& ex : impl_->excludes[rule])
-    if (RE2::PartialMatch(text, ex->get())) return false;
-  return true;
+  return hit && !impl_->excluded(rule, text);
 }
 
 bool Catalog::empty() const { return !impl_->any; }
@@ -306,13 +310,7 @@ void Catalog::resolve(std::string_view line, const std::vector<int>& sorted_entr
     // groups extracted later, by fill_captures(), for the one hit per line that becomes an
     // event.
     if (!cp.re->get().Match(text, 0, text.size(), RE2::UNANCHORED, nullptr, 0)) continue;
-    bool excluded = false;
-    for (const auto& ex : impl_->excludes[cp.rule])
-      if (RE2::PartialMatch(text, ex->get())) {
-        excluded = true;
-        break;
-      }
-    if (excluded) continue;
+    if (impl_->excluded(cp.rule, text)) continue;
     PatternHit hit{cp.rule, cp.pattern, {}, 0, 0};
     hit.slot = e.pattern_slot;
     out.push_back(std::move(hit));

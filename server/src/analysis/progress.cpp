@@ -246,12 +246,8 @@ void compare_progress(const Catalog& catalog, std::span<const std::string_view> 
   ev.rule = s.rule;
   ev.source = s.source;
   // The line as the scan would keep it: without escape sequences, capped.
-  std::string_view raw = texts[s.file].substr(s.offset, s.length);
-  if (may_contain_escapes(raw)) {
-    strip_ansi(raw, cleaned);
-    raw = cleaned.text;
-  }
-  ev.text = std::string(raw.substr(0, kMaxEventText));
+  ev.text = std::string(
+      without_escapes(texts[s.file].substr(s.offset, s.length), cleaned).substr(0, kMaxEventText));
   ev.match_begin = 0;
   ev.match_end = s.length;
   ev.captures = {{"value", std::to_string(best->value)},

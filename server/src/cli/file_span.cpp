@@ -12,11 +12,8 @@ namespace {
 
 analysis::LineTime time_of(std::string_view line, analysis::CleanLine& clean) {
   if (line.size() > kSpanLineBytes) line = line.substr(0, kSpanLineBytes);
-  if (analysis::may_contain_escapes(line)) {  // colour codes, '\r' of redrawn bars, NULs
-    analysis::strip_ansi(line, clean);
-    line = clean.text;
-  }
-  analysis::LineSource src = analysis::parse_line_source(line);
+  // Colour codes, the '\r' of redrawn bars, NULs.
+  analysis::LineSource src = analysis::parse_line_source(analysis::without_escapes(line, clean));
   return {src.time_kind, src.time};
 }
 
