@@ -1,7 +1,7 @@
 // Capturing terminal commands through shell integration, and the selection fallback.
 import * as vscode from "vscode";
 import { BoundedBuffer, CommandHistory, CommandRecord, DEFAULT_MAX_CHARS, stripTerminalEscapes } from "./pure/terminalBuffer";
-import { analyseCommand, commandOutcome, rootCauseLine, TextReport } from "./pure/terminalOffer";
+import { analyseCommand, commandOutcome, rootCauseLine, TextReport, uncapturedNote } from "./pure/terminalOffer";
 import { readTerminalSelection, TerminalSelection } from "./pure/terminalSelection";
 
 /** A command's output analysed by the server (firstfault.diagnoseText). */
@@ -61,6 +61,11 @@ export class TerminalWatcher implements vscode.Disposable {
     const setting = vscode.workspace.getConfiguration("firstfault").get<string>("terminal.offer", "ask");
     if (!analyseCommand(setting, e.exitCode)) {
       this.log.appendLine(`[terminal] '${record.commandLine}' ended with ${e.exitCode ?? "unknown"}: not analysed`);
+      return;
+    }
+    if (!record.output.trim()) {
+      this.log.appendLine(`[terminal] '${record.commandLine}' ended with ${e.exitCode ?? "unknown"}: no output was passed on`);
+      vscode.window.setStatusBarMessage(uncapturedNote(record.commandLine, e.exitCode), 8000);
       return;
     }
     // The output is analysed first (on a server worker); only a failure firstfault found is

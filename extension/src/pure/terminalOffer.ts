@@ -34,10 +34,25 @@ function shortCommand(commandLine: string, max = 60): string {
   return one.length > max ? one.slice(0, max - 1) + "…" : one;
 }
 
+/**
+ * The note for a failed command of which VS Code passed on no output. Shell integration
+ * hands an extension only the output written after it announced the command's start, so
+ * the output of a command that ends within a few milliseconds (a short `cat`) can be lost
+ * entirely; saying "no known failure" then would be wrong, so the note says what happened
+ * and what to do instead.
+ */
+export function uncapturedNote(commandLine: string, exitCode: number | undefined): string {
+  return `firstfault: no output of '${shortCommand(commandLine)}' reached the extension (${exitStatus(exitCode)}); if it printed some, select it and run Diagnose Terminal Selection`;
+}
+
+function exitStatus(exitCode: number | undefined): string {
+  return exitCode === undefined ? "exit status unknown" : `exit status ${exitCode}`;
+}
+
 /** What to show for an analysed command, from its root cause (undefined: none found). */
 export function commandOutcome(setting: string | undefined, commandLine: string, exitCode: number | undefined, rootCause: string | undefined): Outcome {
   const cmd = shortCommand(commandLine);
-  const status = exitCode === undefined ? "exit status unknown" : `exit status ${exitCode}`;
+  const status = exitStatus(exitCode);
   if (!rootCause) return { kind: "note", message: `firstfault: no known failure in the output of '${cmd}' (${status})` };
   if (setting === "always") return { kind: "show" };
   return { kind: "offer", message: `'${cmd}' failed (${status}). firstfault root cause: ${rootCause}` };

@@ -486,8 +486,9 @@ try {
     await until("the bash prompt", async () => /[$#]\s/.test(await terminalText()), 20000);
     // Shell integration is on once VS Code sees the prompt's markers: wait for it.
     await sleep(1000);
-    await runInTerminal("cho hi");
-    const note = page.locator(".statusbar-item").filter({ hasText: "no known failure in the output of 'cho hi'" });
+    // Sleeps first, as the next command does (why: below).
+    await runInTerminal("sleep 1; cho hi");
+    const note = page.locator(".statusbar-item").filter({ hasText: "no known failure in the output of 'sleep 1; cho hi'" });
     await note.first().waitFor({ state: "visible", timeout: 20000 });
     const toast = page.locator(".notifications-toasts .notification-toast").filter({ hasText: "cho hi" });
     await sleep(1000);
@@ -495,12 +496,16 @@ try {
     return (await note.first().innerText()).trim();
   });
 
+  // The command sleeps before printing: VS Code passes an extension only the output written
+  // after it announced the command's start, and a bare `cat` can finish before that (its
+  // output then never reaches the extension, which says so: src/pure/terminalOffer.ts). A
+  // real job prints long after its start.
   await check("a command that prints a real failure and fails gets the offer with its root cause", async () => {
-    await runInTerminal("cat crash/megatron-1880.txt; false");
+    await runInTerminal("sleep 1; cat crash/megatron-1880.txt; false");
     const toast = page.locator(".notifications-toasts .notification-toast").filter({ hasText: "firstfault root cause" });
     await toast.first().waitFor({ state: "visible", timeout: 30000 });
     const t = (await toast.first().innerText()).split("\n").find((l) => /firstfault root cause/.test(l)) || "";
-    if (!/'cat crash\/megatron-1880\.txt; false' failed \(exit status 1\)/.test(t) || !/signal that ended a worker \[process-crash\]/.test(t)) throw new Error(`offer: ${t}`);
+    if (!/'sleep 1; cat crash\/megatron-1880\.txt; false' failed \(exit status 1\)/.test(t) || !/signal that ended a worker \[process-crash\]/.test(t)) throw new Error(`offer: ${t}`);
     await snap(page, "terminal-offer");
     await toast.first().locator(".monaco-button").filter({ hasText: "Show Report" }).first().click();
     await until("the command's report preview", async () => (await page.locator(".tabs-container .tab").allInnerTexts()).some((x) => /Preview command-/.test(x)), 15000);

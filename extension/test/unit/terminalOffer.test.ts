@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import { analyseCommand, commandOutcome, rootCauseLine } from "../../src/pure/terminalOffer";
+import { analyseCommand, commandOutcome, rootCauseLine, uncapturedNote } from "../../src/pure/terminalOffer";
 
 test("only failed (or unknown) commands are analysed, and never with the setting off", () => {
   assert.equal(analyseCommand("ask", 127), true);
@@ -37,4 +37,11 @@ test("a failure found: offered with its root cause, or shown at once with 'alway
   assert.deepEqual(commandOutcome("always", "x", 1, "CUDA out of memory [oom]"), { kind: "show" });
   const u = commandOutcome("ask", "x", undefined, "y");
   assert.match((u as { message: string }).message, /exit status unknown/);
+});
+
+test("a failed command whose output VS Code did not pass on: a note that says so, not 'no known failure'", () => {
+  const m = uncapturedNote("cat crash.txt; false", 1);
+  assert.match(m, /no output of 'cat crash.txt; false' reached the extension \(exit status 1\)/);
+  assert.match(m, /Diagnose Terminal Selection/);
+  assert.doesNotMatch(m, /no known failure/);
 });
