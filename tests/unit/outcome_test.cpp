@@ -138,6 +138,42 @@ TEST_CASE("outcome: a setup step explains a failure only where its process stopp
   CHECK(initiating(d).line == 2);
 }
 
+TEST_CASE(
+    "outcome: a line of a thread that reports to no caller is evidence only of a known failure",
+    "[outcome]") {
+  // NCCL's proxy service thread closes the one connection that failed and goes on: at the
+  // end of a run whose ranks exit without destroying their communicator it prints these,
+  // with an INFO back-trace, and the job has completed.
+  Rule peer = make("proxy-peer", "remote-peer", Role::kSymptom, 0.25,
+                   "\\[Service thread\\] (?:Accept failed|Could not receive type)");
+  peer.background = true;
+  Rule trace = make("trace", "socket", Role::kSymptom, 0.1, "NCCL INFO \\S+\\.cc:\\d+ -> 3");
+  Rule generic = make("generic", "process-crash", Role::kFallback, 0.2, "NCCL WARN|RuntimeError:");
+  auto c = catalog({peer, trace, generic});
+  const std::string teardown =
+      "box:7:9 [0] proxy.cc:1458 NCCL WARN [Service thread] Accept failed Resource temporarily "
+      "unavailable\n"
+      "box:7:9 [0] NCCL INFO misc/socket.cc:826 -> 3\n"
+      "box:7:9 [0] proxy.cc:1497 NCCL WARN [Service thread] Could not receive type from localRank "
+      "0, res=3, closed=0\n";
+  // No diagnosis; the lines may be listed as observations, as INFO-level teardown lines are.
+  CHECK(run(c, teardown, JobOutcome{}).diagnoses.empty());
+  // Without the flag the same WARN lines are a failure the log shows.
+  Rule loud = peer;
+  loud.background = false;
+  auto c2 = catalog({loud, trace, generic});
+  REQUIRE_FALSE(run(c2, teardown, JobOutcome{}).diagnoses.empty());
+  // The job is known to have failed: they are the symptom their rule says, and lead.
+  auto a = run(c, teardown, failed());
+  REQUIRE_FALSE(a.diagnoses.empty());
+  CHECK(a.diagnoses.front().category == "remote-peer");
+  // An error the application raised is a failure the log shows, and leads.
+  auto b = run(c, teardown + "RuntimeError: CUDA error: an illegal memory access was encountered\n",
+               JobOutcome{});
+  REQUIRE_FALSE(b.diagnoses.empty());
+  CHECK(b.diagnoses.front().category == "process-crash");
+}
+
 TEST_CASE("outcome: a failure the log shows is not explained by an unrelated observation",
           "[outcome]") {
   auto c = catalog({finding("lo-bootstrap", "socket", 0.9, "Bootstrap : Using lo:"),

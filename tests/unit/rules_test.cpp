@@ -69,6 +69,12 @@ TEST_CASE("a valid rule loads with every field", "[rules]") {
   r.setup_step = true;
   REQUIRE(rules::parse_rule(rules::rule_to_json(r), "s.json", again, ps));
   CHECK(again.setup_step);
+  // And a line of a background thread.
+  r.role = analysis::Role::kSymptom;
+  r.only_under_failure = r.setup_step = false;
+  r.background = true;
+  REQUIRE(rules::parse_rule(rules::rule_to_json(r), "b.json", again, ps));
+  CHECK(again.background);
 }
 
 TEST_CASE("a rule's verdict loads and round-trips", "[rules][verdict]") {
@@ -155,6 +161,9 @@ TEST_CASE("invalid rules are reported with file, rule and field", "[rules]") {
       {with("\"role\": \"cause\"", "\"role\": \"finding\", \"setup_step\": true"),
        "field 'setup_step': a setup step is what a working job passes too: needs "
        "only_under_failure"},
+      {with("\"role\": \"cause\"", "\"role\": \"cause\", \"background\": true"),
+       "field 'background': a line a background thread prints (background) is a symptom: role "
+       "'symptom'"},
       {with("\"indicates\": \"i\"", "\"indicates\": \"i\", \"setup_step\": true"),
        "field 'setup_step': a step of setting up NCCL (setup_step) is an observation: role "
        "'finding'"},

@@ -648,7 +648,15 @@ struct Diagnoser {
   double weight(std::size_t i) const {
     return event_weight(rules[events[i].rule], events[i], readings[i]);
   }
-  bool info(std::size_t i) const { return events[i].source.severity == Severity::kInfo; }
+  // Whether line i alone says nothing of a failure: its producer printed it at INFO level,
+  // or (rule `background`) a thread of its producer that returns its errors to no caller
+  // printed it in a job not known to have failed (NCCL's proxy service thread, which closes
+  // the one peer connection that failed and goes on: a rank that exits without destroying
+  // its communicator leaves such lines in a run that completed).
+  bool quiet_alone(std::size_t i) const {
+    return events[i].source.severity == Severity::kInfo ||
+           (rules[events[i].rule].background && !outcome.known_failure());
+  }
 
   void add(const std::string& category, std::size_t ev, double score, bool symptom) {
     Hypothesis& h = hyps[category];
@@ -746,8 +754,8 @@ struct Diagnoser {
       if (readings[i].signal == kSigabrt && !who.empty())
         for (const auto* list : {&causes, &symptoms, &fallbacks})
           for (std::size_t j : *list)
-            reported =
-                reported || (!readings[j].summary && !info(j) && participant(events[j]) == who);
+            reported = reported ||
+                       (!readings[j].summary && !quiet_alone(j) && participant(events[j]) == who);
       (reported ? unused_summaries : kept).push_back(i);
     }
     summaries = std::move(kept);
@@ -771,7 +779,7 @@ struct Diagnoser {
     for (const auto* list : {&causes, &summaries, &fallbacks})
       for (std::size_t i : *list) failing.insert(readings[i].category);
     for (std::size_t i : symptoms)
-      if (!info(i) || outcome.known_failure()) failing.insert(readings[i].category);
+      if (!quiet_alone(i) || outcome.known_failure()) failing.insert(readings[i].category);
     for (const auto& [cat, h] : hyps) failing.insert(cat);
     for (std::size_t i : findings) {
       const Rule& r = rules[events[i].rule];
@@ -793,16 +801,15 @@ struct Diagnoser {
   // found nothing, a return-code trace), the hypotheses they made are listed as observations.
   // Under a known failure such lines may be all the evidence there is.
   void note_only_info() {
-    auto is_info = [&](std::size_t i) { return info(i); };
-    only_info = !outcome.known_failure() &&
-                std::all_of(symptoms.begin(), symptoms.end(), is_info) &&
-                std::all_of(fallbacks.begin(), fallbacks.end(), is_info);
+    auto silent = [&](std::size_t i) { return quiet_alone(i); };
+    only_info = !outcome.known_failure() && std::all_of(symptoms.begin(), symptoms.end(), silent) &&
+                std::all_of(fallbacks.begin(), fallbacks.end(), silent);
   }
   void drop_quiet() {
     if (!only_info) return;
-    auto is_info = [&](std::size_t i) { return info(i); };
+    auto silent = [&](std::size_t i) { return quiet_alone(i); };
     for (const auto& [cat, h] : hyps)
-      if (!std::all_of(h.events.begin(), h.events.end(), is_info)) return;
+      if (!std::all_of(h.events.begin(), h.events.end(), silent)) return;
     for (const auto& [cat, h] : hyps) quiet.insert(quiet.end(), h.events.begin(), h.events.end());
     hyps.clear();
   }
@@ -813,9 +820,9 @@ struct Diagnoser {
   // outstanding). When such lines, no rule knowing them, and INFO-level lines are all the
   // log shows of a failure, they are listed like the INFO lines are.
   void set_aside_harmless_errors(bool succeeded) {
-    auto is_info = [&](std::size_t i) { return info(i); };
+    auto silent = [&](std::size_t i) { return quiet_alone(i); };
     auto warning = [&](std::size_t i) { return events[i].source.severity == Severity::kWarning; };
-    if (!fallbacks.empty() && std::all_of(symptoms.begin(), symptoms.end(), is_info) &&
+    if (!fallbacks.empty() && std::all_of(symptoms.begin(), symptoms.end(), silent) &&
         std::all_of(fallbacks.begin(), fallbacks.end(), warning)) {
       quiet.insert(quiet.end(), fallbacks.begin(), fallbacks.end());
       fallbacks.clear();
@@ -854,8 +861,8 @@ struct Diagnoser {
     // a fault: the earliest line that says in words that something of a subsystem failed
     // ("could not open /dev/infiniband/uverbs0") is the lead there is.
     const bool failure_shown =
-        outcome.known_failure() ||
-        std::any_of(symptoms.begin(), symptoms.end(), [&](std::size_t i) { return !info(i); });
+        outcome.known_failure() || std::any_of(symptoms.begin(), symptoms.end(),
+                                               [&](std::size_t i) { return !quiet_alone(i); });
     bool by_words = false;
     if (!first_fallback && failure_shown)
       for (std::size_t i : worded)
@@ -895,7 +902,7 @@ struct Diagnoser {
       // A generic or teardown line (std::terminate after the watchdog's own exception) says
       // nothing of its own: only a specific report of an end counts.
       for (std::size_t i : h.events)
-        if (!info(i) && rules[events[i].rule].weight >= kEndWeight &&
+        if (!quiet_alone(i) && rules[events[i].rule].weight >= kEndWeight &&
             happened_before(events[i], events[*first_timeout])) {
           h.score = std::max(h.score, timeouts->second.score + 0.01);
           break;

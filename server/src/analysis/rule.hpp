@@ -172,6 +172,12 @@ struct Rule {
   // same process after it (Init COMPLETE) shows the step was passed. Of such steps the
   // latest leads (diagnosis.cpp, add_findings_under_failure). Role finding only.
   bool setup_step = false;
+  // The line is printed by a thread of its producer that returns its errors to no caller
+  // (NCCL's proxy service thread, which closes the one peer connection that failed and goes
+  // on): the line alone never ended a job. Without a known failure it counts as an INFO-level
+  // line (diagnosis.cpp, quiet_alone); under one it is the symptom its role says. Role
+  // symptom only.
+  bool background = false;
   // Each line says where members of the job run: one member and its host (a `host`
   // capture: nccl-tests' device table, a row per rank of the whole job), or how many nodes a
   // communicator spans (a `nodes` capture). Together they tell whether the job runs on one

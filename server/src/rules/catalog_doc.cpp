@@ -113,6 +113,9 @@ std::string catalog_markdown(const std::vector<analysis::Rule>& rules) {
       if (r->setup_step)
         o << " A step of setting up NCCL: a hypothesis only where it was its process's last step "
              "before the failure (no Init COMPLETE after it).";
+      if (r->background)
+        o << " Printed by a thread that reports to no caller: alone it never ended a job, so "
+             "without a known failure it is no evidence of one.";
       if (r->decode == analysis::Decode::kFrame)
         o << " A stack frame: a crash report whose innermost frame this is takes this category.";
       o << "\n\n" << r->indicates << "\n";

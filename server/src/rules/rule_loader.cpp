@@ -31,12 +31,12 @@ namespace {
 
 const std::set<std::string>& known_fields() {
   static const std::set<std::string> f = {
-      "$schema",    "id",         "category", "title",       "role",    "weight",
-      "benign",     "success",    "progress", "patterns",    "exclude", "indicates",
-      "mechanisms", "checks",     "fix",      "verify",      "related", "versions",
-      "examples",   "cross_rank", "explains", "decode",      "sources", "verdict",
-      "agree",      "unique",     "members",  "on_one_host", "words",   "only_under_failure",
-      "known_bugs", "setup_step"};
+      "$schema",    "id",         "category",  "title",       "role",    "weight",
+      "benign",     "success",    "progress",  "patterns",    "exclude", "indicates",
+      "mechanisms", "checks",     "fix",       "verify",      "related", "versions",
+      "examples",   "cross_rank", "explains",  "decode",      "sources", "verdict",
+      "agree",      "unique",     "members",   "on_one_host", "words",   "only_under_failure",
+      "known_bugs", "setup_step", "background"};
   return f;
 }
 
@@ -193,6 +193,8 @@ void read_identity(const json& j, Reader& r, analysis::Rule& rule) {
             "only a rule with role 'finding' or 'fallback' waits for a known failure");
   role_flag("setup_step", rule.setup_step, analysis::Role::kFinding,
             "a step of setting up NCCL (setup_step) is an observation: role 'finding'");
+  role_flag("background", rule.background, analysis::Role::kSymptom,
+            "a line a background thread prints (background) is a symptom: role 'symptom'");
   if (rule.setup_step && !rule.only_under_failure)
     r.fail("setup_step", "a setup step is what a working job passes too: needs only_under_failure");
   rule.on_one_host = r.str(j, "on_one_host", "on_one_host", false);
@@ -680,6 +682,7 @@ std::string rule_to_json(const analysis::Rule& r) {
   if (r.progress) j["progress"] = true;
   if (r.only_under_failure) j["only_under_failure"] = true;
   if (r.setup_step) j["setup_step"] = true;
+  if (r.background) j["background"] = true;
   if (r.members) j["members"] = true;
   if (!r.on_one_host.empty()) j["on_one_host"] = r.on_one_host;
   if (!r.words.empty()) {
