@@ -178,3 +178,52 @@ TEST_CASE("paste: whitespace every line starts with is removed, as dedent does",
   // One line at the margin: nothing is common, and a traceback's frames keep their indent.
   CHECK_FALSE(depaste(traceback).has_value());
 }
+
+TEST_CASE("paste: a line wrapped inside a parenthesis is joined to the line that closes it",
+          "[paste]") {
+  PasteRepair what;
+  // Wrapped at a word, the space dropped after a comma; the rest of a record from PyTorch's
+  // watchdog (its format: ProcessGroupNCCL.cpp, WorkNCCL's operator<<).
+  const std::string watchdog =
+      "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, "
+      "OpType=ALLGATHER,\n"
+      "NumelIn=4, NumelOut=16, Timeout(ms)=600000) ran for 600083 milliseconds before timing "
+      "out.\n";
+  auto a = depaste(watchdog, &what);
+  REQUIRE(a);
+  CHECK(*a ==
+        "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, "
+        "OpType=ALLGATHER, NumelIn=4, NumelOut=16, Timeout(ms)=600000) ran for 600083 "
+        "milliseconds before timing out.\n\n");
+  CHECK(what.groups == 1);
+  CHECK(line_count(*a) == line_count(watchdog));
+  // Cut inside a word: joined as it is. An indented continuation: one space.
+  auto b = depaste("RuntimeError: NCCL error (run with NCCL_DEBUG=INFO for deta\nils)\n");
+  REQUIRE(b);
+  CHECK(*b == "RuntimeError: NCCL error (run with NCCL_DEBUG=INFO for details)\n\n");
+  auto c = depaste("2 Workers (tasks /\n      actors) killed due to memory pressure (OOM)\n");
+  REQUIRE(c);
+  CHECK(*c == "2 Workers (tasks / actors) killed due to memory pressure (OOM)\n\n");
+  // Closed on the second line after: joined over both.
+  auto d = depaste("WorkNCCL(SeqNum=7,\nOpType=ALLREDUCE,\nNumelIn=1) ran for 5 ms\n");
+  REQUIRE(d);
+  CHECK(*d == "WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1) ran for 5 ms\n\n\n");
+}
+
+TEST_CASE("paste: a parenthesis left open is no wrap when the next lines do not close it",
+          "[paste]") {
+  // A record cut short (truncated) before records of its own: nothing closes its group.
+  CHECK_FALSE(
+      depaste("RuntimeError: NCCL communicator was aborted (\n"
+              "frame #0: c10::Error::Error() + 0x57 (0x7f in libc10.so)\n"
+              "frame #1: <unknown function> + 0x1 (0x7f in libtorch.so)\n"));
+  // The next line closes more than the first opened.
+  CHECK_FALSE(depaste("a (b\nc) d) e\n"));
+  // Closed only on the third line after: too far to be one record.
+  CHECK_FALSE(depaste("x (1,\n2,\n3,\n4)\n"));
+  // The next line starts the way the first does: a record of its own, never a rest.
+  CHECK_FALSE(depaste("node1:7:9 [0] NCCL INFO Open (a\nnode1:7:9 [0] NCCL INFO closed b)\n"));
+  // Balanced lines and a blank line between: nothing to do.
+  CHECK_FALSE(depaste("f(a) b\n\ng(c)\n"));
+  CHECK_FALSE(depaste("open (\n\nclose)\n"));
+}

@@ -1,6 +1,7 @@
 #include "analysis/paste.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <vector>
 
 namespace ff::analysis {
@@ -150,6 +151,50 @@ std::size_t wrap_width(std::string_view text, const std::vector<Line>& lines) {
   return common && (pieces >= 2 || inside_words || sentence_goes_on) ? w : 0;
 }
 
+// How many more '(' than ')' a line has; negative when it closes more than it opens.
+long open_parentheses(std::string_view s) {
+  long n = 0;
+  for (char c : s) n += (c == '(') - (c == ')');
+  return n;
+}
+
+// A line that leaves a parenthesis open, with the next line or the two next lines closing
+// it, the count never going below zero and ending at zero, and none of them blank or
+// starting the way the first does (a record of its own): the lines after the first are the
+// rest of it. `heads` are the lines not already joined to another; returns how many of the
+// heads after heads[h] are its rest (0: none).
+constexpr std::size_t kMaxGroupPieces = 2;
+template <typename Piece>
+std::size_t group_pieces(Piece piece, const std::vector<std::size_t>& heads, std::size_t h) {
+  const std::string_view first = piece(heads[h]);
+  long open = open_parentheses(first);
+  if (open <= 0) return 0;
+  for (std::size_t k = 1; k <= kMaxGroupPieces && h + k < heads.size(); ++k) {
+    const std::string_view next = piece(heads[h + k]);
+    if (blank(next) || alike(first, next)) return 0;
+    open += open_parentheses(next);
+    if (open == 0) return k;
+    if (open < 0) return 0;
+  }
+  return 0;
+}
+
+// Joins `rest` onto `line` as the paste cut it: at whitespace, with one space (a wrap at a
+// word drops or keeps the space, and an indented continuation adds some); after a ',', ';' or
+// ':' before a word, with the space the cut took; otherwise inside a word, as it is.
+void join_piece(std::string& line, std::string_view rest) {
+  const bool space_before = !line.empty() && !word_byte(line.back());
+  const std::size_t lead = std::min(rest.find_first_not_of(" \t"), rest.size());
+  rest.remove_prefix(lead);
+  while (!line.empty() && !word_byte(line.back())) line.pop_back();
+  const bool after_mark =
+      !line.empty() && (line.back() == ',' || line.back() == ';' || line.back() == ':');
+  const bool word = !rest.empty() && (std::isalnum(static_cast<unsigned char>(rest.front())) ||
+                                      rest.front() == '[' || rest.front() == '_');
+  if (space_before || lead > 0 || (after_mark && word)) line += ' ';
+  line += rest;
+}
+
 }  // namespace
 
 std::optional<std::string> depaste(std::string_view text, PasteRepair* what) {
@@ -193,24 +238,48 @@ std::optional<std::string> depaste(std::string_view text, PasteRepair* what) {
     done.indented = strip_where_most(indent_length, 0.9);
   }
   done.wrap_width = wrap_width(text, lines);
-  if (!done.quoted && !done.indented && !done.wrap_width) return std::nullopt;
+  if (!done.quoted && !done.indented && !done.wrap_width) {
+    // Most texts need no repair at all: look for a wrapped group before copying anything.
+    std::vector<std::size_t> all(lines.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    bool any = false;
+    for (std::size_t h = 0; h < all.size() && !any; ++h)
+      any = group_pieces([&](std::size_t i) { return content(lines[i]); }, all, h) > 0;
+    if (!any) return std::nullopt;
+  }
 
-  std::string out;
-  out.reserve(text.size());
+  // Each line's content, a cut line's pieces joined onto its first (the pieces left empty:
+  // every later line keeps its number).
+  std::vector<std::string> joined(lines.size());
+  std::vector<std::size_t> heads;  // the lines not joined to the one before
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    out += content(lines[i]);
+    heads.push_back(i);
+    joined[i] = content(lines[i]);
     std::size_t last = i;
     // A cut line goes on in the next one, which goes on while it is cut too.
     if (done.wrap_width)
       while (last + 1 < lines.size() && lines[last].end - lines[last].begin == done.wrap_width) {
         ++last;
-        out += content(lines[last]);
+        joined[i] += content(lines[last]);
       }
-    out += text.substr(lines[i].end, lines[i].term - lines[i].end);
-    // The pieces joined above stay as empty lines: every later line keeps its number.
-    for (std::size_t k = i + 1; k <= last; ++k)
-      out += text.substr(lines[k].end, lines[k].term - lines[k].end);
     i = last;
+  }
+  for (std::size_t h = 0; h < heads.size(); ++h) {
+    const std::size_t pieces =
+        group_pieces([&](std::size_t i) { return std::string_view(joined[i]); }, heads, h);
+    for (std::size_t k = 1; k <= pieces; ++k) {
+      join_piece(joined[heads[h]], joined[heads[h + k]]);
+      joined[heads[h + k]].clear();
+    }
+    done.groups += pieces > 0;
+    h += pieces;
+  }
+
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    out += joined[i];
+    out += text.substr(lines[i].end, lines[i].term - lines[i].end);
   }
   if (what) *what = done;
   return out;
