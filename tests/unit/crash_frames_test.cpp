@@ -60,73 +60,125 @@ TEST_CASE("a crash report of a communication library is placed by its innermost 
       " 2  /usr/lib/x86_64-linux-gnu/libucs.so.0(+0x2f68a) [0x7f6c1a6b868a]\n"
       " 3  /lib/x86_64-linux-gnu/libc.so.6(+0x42520) [0x7f6c1b042520]\n";
   const Case cases[] = {
-      {"UCX, backtrace_symbols frames: the mm transport's short send", ucx_block(handler + " 4  /usr/lib/x86_64-linux-gnu/libuct.so.0(uct_mm_ep_am_short+0x8e) [0x7f6c1a4d2a1e]\n"
-                     " 5  /usr/lib/x86_64-linux-gnu/libucp.so.0(ucp_tag_send_nbx+0x6a1) [0x7f6c1a5f3b11]\n"
-                     " 6  /usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_pml_ucx.so(mca_pml_ucx_send+0x1a1) [0x7f6c19a0d8e1]\n"),
+      {"UCX, backtrace_symbols frames: the mm transport's short send",
+       ucx_block(
+           handler +
+           " 4  /usr/lib/x86_64-linux-gnu/libuct.so.0(uct_mm_ep_am_short+0x8e) [0x7f6c1a4d2a1e]\n"
+           " 5  /usr/lib/x86_64-linux-gnu/libucp.so.0(ucp_tag_send_nbx+0x6a1) [0x7f6c1a5f3b11]\n"
+           " 6  "
+           "/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_pml_ucx.so(mca_pml_ucx_send+0x1a1) "
+           "[0x7f6c19a0d8e1]\n"),
        "shm", "frame-ucx-shm"},
-      {"UCX, detailed frames: the ud transport under a verbs frame", ucx_block(
-           " 0 0x0000000000054d3c ucs_debug_print_backtrace()  /build-result/src/ucx-39c8f9b/src/ucs/debug/debug.c:656\n"
-           " 1 0x000000000002f8a1 mlx5_poll_cq_v1()  ??:0\n"
-           " 2 0x0000000000021e3c uct_ud_mlx5_iface_progress()  /build-result/src/ucx-39c8f9b/src/uct/ib/ud/accel/ud_mlx5.c:506\n"
-           " 3 0x000000000004a8e1 ucp_worker_progress()  /build-result/src/ucx-39c8f9b/src/ucp/core/ucp_worker.c:2889\n"),
+      {"UCX, detailed frames: the ud transport under a verbs frame",
+       ucx_block(" 0 0x0000000000054d3c ucs_debug_print_backtrace()  "
+                 "/build-result/src/ucx-39c8f9b/src/ucs/debug/debug.c:656\n"
+                 " 1 0x000000000002f8a1 mlx5_poll_cq_v1()  ??:0\n"
+                 " 2 0x0000000000021e3c uct_ud_mlx5_iface_progress()  "
+                 "/build-result/src/ucx-39c8f9b/src/uct/ib/ud/accel/ud_mlx5.c:506\n"
+                 " 3 0x000000000004a8e1 ucp_worker_progress()  "
+                 "/build-result/src/ucx-39c8f9b/src/ucp/core/ucp_worker.c:2889\n"),
        "ib", "frame-verbs"},
-      {"UCX, detailed frames: the rc accelerated transport", ucx_block(
-           " 0 0x000000000003b1a4 uct_rc_mlx5_iface_progress_cyclic()  /build-result/src/ucx-39c8f9b/src/uct/ib/rc/accel/rc_mlx5_iface.c:183\n"
-           " 1 0x000000000004a8e1 ucp_worker_progress()  /build-result/src/ucx-39c8f9b/src/ucp/core/ucp_worker.c:2889\n"),
+      {"UCX, detailed frames: the rc accelerated transport",
+       ucx_block(" 0 0x000000000003b1a4 uct_rc_mlx5_iface_progress_cyclic()  "
+                 "/build-result/src/ucx-39c8f9b/src/uct/ib/rc/accel/rc_mlx5_iface.c:183\n"
+                 " 1 0x000000000004a8e1 ucp_worker_progress()  "
+                 "/build-result/src/ucx-39c8f9b/src/ucp/core/ucp_worker.c:2889\n"),
        "ib", "frame-ucx-ib"},
-      {"UCX: CUDA IPC handle mapping", ucx_block(handler + " 4  /usr/lib/x86_64-linux-gnu/ucx/libuct_cuda.so.0(uct_cuda_ipc_map_memhandle+0x2d4) [0x7f6c19e12a84]\n"),
+      {"UCX: CUDA IPC handle mapping",
+       ucx_block(
+           handler +
+           " 4  /usr/lib/x86_64-linux-gnu/ucx/libuct_cuda.so.0(uct_cuda_ipc_map_memhandle+0x2d4) "
+           "[0x7f6c19e12a84]\n"),
        "p2p", "frame-ucx-cuda-ipc"},
-      {"UCX: the CUDA copy transport over the driver", ucx_block(handler +
-           " 4  /usr/lib/x86_64-linux-gnu/libcuda.so.1(+0x2a3f1b) [0x7f1b22c4a9b2]\n"
-           " 5  /usr/lib/x86_64-linux-gnu/ucx/libuct_cuda.so.0(uct_cuda_copy_post_cuda_async_copy+0x8c) [0x7f6c19e0a6bc]\n"),
+      {"UCX: the CUDA copy transport over the driver",
+       ucx_block(handler +
+                 " 4  /usr/lib/x86_64-linux-gnu/libcuda.so.1(+0x2a3f1b) [0x7f1b22c4a9b2]\n"
+                 " 5  "
+                 "/usr/lib/x86_64-linux-gnu/ucx/"
+                 "libuct_cuda.so.0(uct_cuda_copy_post_cuda_async_copy+0x8c) [0x7f6c19e0a6bc]\n"),
        "cuda", "frame-cuda-driver"},
-      {"UCX: the gdr_copy transport", ucx_block(handler + " 4  /usr/lib/x86_64-linux-gnu/ucx/libuct_cuda_gdrcopy.so.0(+0x2b3a) [0x7f6c19c01b3a]\n"),
+      {"UCX: the gdr_copy transport",
+       ucx_block(handler + " 4  /usr/lib/x86_64-linux-gnu/ucx/libuct_cuda_gdrcopy.so.0(+0x2b3a) "
+                           "[0x7f6c19c01b3a]\n"),
        "gdr", "frame-ucx-gdr-copy"},
-      {"UCX: the tcp transport", ucx_block(handler + " 4  /usr/lib/x86_64-linux-gnu/libuct.so.0(uct_tcp_ep_am_bcopy+0x9e) [0x7f6c1a4e81ee]\n"),
+      {"UCX: the tcp transport",
+       ucx_block(handler + " 4  /usr/lib/x86_64-linux-gnu/libuct.so.0(uct_tcp_ep_am_bcopy+0x9e) "
+                           "[0x7f6c1a4e81ee]\n"),
        "socket", "frame-ucx-tcp"},
-      {"UCX: nothing but the handler and UCP frames", ucx_block(handler +
-           " 4  /usr/lib/x86_64-linux-gnu/libucp.so.0(ucp_worker_progress+0x2a) [0x7f6c1a5e1f9a]\n"),
+      {"UCX: nothing but the handler and UCP frames",
+       ucx_block(handler + " 4  /usr/lib/x86_64-linux-gnu/libucp.so.0(ucp_worker_progress+0x2a) "
+                           "[0x7f6c1a5e1f9a]\n"),
        "process-crash", nullptr},
       {"UCX's async thread (thread name a), through mpirun's tag",
        "[1,3]<stderr>:[gpu-node07:48211:a:48290] Caught signal 11 (Segmentation fault: invalid "
        "permissions for mapped object at address 0x7f0a00001000)\n"
        "[1,3]<stderr>:==== backtrace (tid:  48290) ====\n"
-       "[1,3]<stderr>: 0  /opt/hpcx/ucx/lib/ucx/libuct_cma.so.0(uct_cma_ep_tx+0x1b4) [0x7f6c1a2b3e10]\n",
+       "[1,3]<stderr>: 0  /opt/hpcx/ucx/lib/ucx/libuct_cma.so.0(uct_cma_ep_tx+0x1b4) "
+       "[0x7f6c1a2b3e10]\n",
        "shm", "frame-ucx-shm"},
-      {"Open MPI: btl openib under pml ob1", ompi_block("Segmentation fault (11)",
-           "[gpu-node07:48211] [ 1] /usr/lib64/openmpi/lib/openmpi/mca_btl_openib.so(+0x1f2a4)[0x7f6c1891f2a4]\n"
-           "[gpu-node07:48211] [ 2] /usr/lib64/openmpi/lib/libopen-pal.so.40(opal_progress+0x2c)[0x7f6c1a1f0f2c]\n"
-           "[gpu-node07:48211] [ 3] /usr/lib64/openmpi/lib/openmpi/mca_pml_ob1.so(mca_pml_ob1_send+0x4a1)[0x7f6c19a1c2e1]\n"),
+      {"Open MPI: btl openib under pml ob1",
+       ompi_block("Segmentation fault (11)",
+                  "[gpu-node07:48211] [ 1] "
+                  "/usr/lib64/openmpi/lib/openmpi/mca_btl_openib.so(+0x1f2a4)[0x7f6c1891f2a4]\n"
+                  "[gpu-node07:48211] [ 2] "
+                  "/usr/lib64/openmpi/lib/libopen-pal.so.40(opal_progress+0x2c)[0x7f6c1a1f0f2c]\n"
+                  "[gpu-node07:48211] [ 3] "
+                  "/usr/lib64/openmpi/lib/openmpi/"
+                  "mca_pml_ob1.so(mca_pml_ob1_send+0x4a1)[0x7f6c19a1c2e1]\n"),
        "ib", "frame-ompi-btl-ib"},
-      {"Open MPI: btl vader", ompi_block("Segmentation fault (11)",
-           "[gpu-node07:48211] [ 1] /usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_btl_vader.so(mca_btl_vader_poll_handle_frag+0x4e)[0x7f6c18a0b1ce]\n"),
+      {"Open MPI: btl vader",
+       ompi_block("Segmentation fault (11)",
+                  "[gpu-node07:48211] [ 1] "
+                  "/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/"
+                  "mca_btl_vader.so(mca_btl_vader_poll_handle_frag+0x4e)[0x7f6c18a0b1ce]\n"),
        "shm", "frame-ompi-btl-shm"},
-      {"Open MPI 5: btl sm built into libopen-pal", ompi_block("Segmentation fault (11)",
-           "[gpu-node07:48211] [ 1] /opt/openmpi-5.0.5/lib/libopen-pal.so.80(mca_btl_sm_component_progress+0x2b1)[0x7f6c1a2611e1]\n"),
+      {"Open MPI 5: btl sm built into libopen-pal",
+       ompi_block("Segmentation fault (11)",
+                  "[gpu-node07:48211] [ 1] "
+                  "/opt/openmpi-5.0.5/lib/"
+                  "libopen-pal.so.80(mca_btl_sm_component_progress+0x2b1)[0x7f6c1a2611e1]\n"),
        "shm", "frame-ompi-btl-shm"},
-      {"Open MPI: btl tcp", ompi_block("Segmentation fault (11)",
-           "[gpu-node07:48211] [ 1] /usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_btl_tcp.so(mca_btl_tcp_endpoint_recv_handler+0x1a1)[0x7f6c189f3a21]\n"),
+      {"Open MPI: btl tcp",
+       ompi_block("Segmentation fault (11)",
+                  "[gpu-node07:48211] [ 1] "
+                  "/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/"
+                  "mca_btl_tcp.so(mca_btl_tcp_endpoint_recv_handler+0x1a1)[0x7f6c189f3a21]\n"),
        "socket", "frame-ompi-btl-tcp"},
-      {"Open MPI: pml ucx leaves it to the UCX frame below", ompi_block("Segmentation fault (11)",
-           "[gpu-node07:48211] [ 1] /usr/lib/x86_64-linux-gnu/ucx/libuct_ib.so.0(uct_dc_mlx5_ep_am_short+0x4f1)[0x7f6c1a3e4a91]\n"
-           "[gpu-node07:48211] [ 2] /usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_pml_ucx.so(mca_pml_ucx_send+0x1a1)[0x7f6c19a0d8e1]\n"),
+      {"Open MPI: pml ucx leaves it to the UCX frame below",
+       ompi_block("Segmentation fault (11)",
+                  "[gpu-node07:48211] [ 1] "
+                  "/usr/lib/x86_64-linux-gnu/ucx/"
+                  "libuct_ib.so.0(uct_dc_mlx5_ep_am_short+0x4f1)[0x7f6c1a3e4a91]\n"
+                  "[gpu-node07:48211] [ 2] "
+                  "/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/"
+                  "mca_pml_ucx.so(mca_pml_ucx_send+0x1a1)[0x7f6c19a0d8e1]\n"),
        "ib", "frame-ucx-ib"},
-      {"Open MPI: libfabric's EFA provider under aws-ofi-nccl", ompi_block("Segmentation fault (11)",
-           "[gpu-node07:48211] [ 1] /opt/amazon/efa/lib/libfabric.so.1(efa_rdm_ep_progress+0x1b4)[0x7f0e8c2c4a14]\n"
-           "[gpu-node07:48211] [ 2] /opt/amazon/ofi-nccl/lib/libnccl-net.so(+0x1a3c4)[0x7f0e8c41a3c4]\n"),
+      {"Open MPI: libfabric's EFA provider under aws-ofi-nccl",
+       ompi_block("Segmentation fault (11)",
+                  "[gpu-node07:48211] [ 1] "
+                  "/opt/amazon/efa/lib/libfabric.so.1(efa_rdm_ep_progress+0x1b4)[0x7f0e8c2c4a14]\n"
+                  "[gpu-node07:48211] [ 2] "
+                  "/opt/amazon/ofi-nccl/lib/libnccl-net.so(+0x1a3c4)[0x7f0e8c41a3c4]\n"),
        "net-plugin", "frame-libfabric-efa"},
-      {"Open MPI: libfabric's shm provider", ompi_block("Bus error (7)",
-           "[gpu-node07:48211] [ 1] /opt/amazon/efa/lib/libfabric.so.1(smr_progress_cmd+0x2a1)[0x7f0e8c2d1e41]\n"
-           "[gpu-node07:48211] [ 2] /opt/amazon/efa/lib/libfabric.so.1(efa_rdm_ep_progress+0x1b4)[0x7f0e8c2c4a14]\n"),
+      {"Open MPI: libfabric's shm provider",
+       ompi_block(
+           "Bus error (7)",
+           "[gpu-node07:48211] [ 1] "
+           "/opt/amazon/efa/lib/libfabric.so.1(smr_progress_cmd+0x2a1)[0x7f0e8c2d1e41]\n"
+           "[gpu-node07:48211] [ 2] "
+           "/opt/amazon/efa/lib/libfabric.so.1(efa_rdm_ep_progress+0x1b4)[0x7f0e8c2c4a14]\n"),
        "shm", "frame-libfabric-shm"},
       {"gdb: libfabric's verbs provider",
        "Thread 1 \"python\" received signal SIGSEGV, Segmentation fault.\n"
-       "#0  0x00007f0e8c2a1b21 in vrb_poll_cq (cq=0x55d0c1e2a0, wc=0x7ffd5a3c1f80) at prov/verbs/src/verbs_cq.c:244\n"
-       "#1  0x00007f0e8c41a3c4 in nccl_net_ofi_rdma_test () from /opt/amazon/ofi-nccl/lib/libnccl-net.so\n",
+       "#0  0x00007f0e8c2a1b21 in vrb_poll_cq (cq=0x55d0c1e2a0, wc=0x7ffd5a3c1f80) at "
+       "prov/verbs/src/verbs_cq.c:244\n"
+       "#1  0x00007f0e8c41a3c4 in nccl_net_ofi_rdma_test () from "
+       "/opt/amazon/ofi-nccl/lib/libnccl-net.so\n",
        "ib", "frame-libfabric-verbs"},
       {"gdb: libfabric's tcp provider",
        "Thread 1 \"python\" received signal SIGSEGV, Segmentation fault.\n"
-       "#0  0x00007f0e8c2e61c4 in xnet_progress_rx (ep=0x55d0c1e2a0) at prov/tcp/src/xnet_progress.c:771\n",
+       "#0  0x00007f0e8c2e61c4 in xnet_progress_rx (ep=0x55d0c1e2a0) at "
+       "prov/tcp/src/xnet_progress.c:771\n",
        "socket", "frame-libfabric-tcp"},
       {"the kernel names the HIP runtime on the crash line",
        "[1203441.120843] pt_main_thread[48211]: segfault at 0 ip 00007f1b22c4a9b2 sp "
@@ -139,11 +191,25 @@ TEST_CASE("a crash report of a communication library is placed by its innermost 
        "cuda", "frame-hip-runtime"},
       {"gdb on RCCL: its shm transport keeps NCCL's names",
        "Thread 5 \"python\" received signal SIGBUS, Bus error.\n"
-       "#0  0x00007f3a2c1b4e10 in shmSendProxyProgress(ncclProxyState*, ncclProxyArgs*) () from /opt/rocm/lib/librccl.so.1\n",
+       "#0  0x00007f3a2c1b4e10 in shmSendProxyProgress(ncclProxyState*, ncclProxyArgs*) () from "
+       "/opt/rocm/lib/librccl.so.1\n",
        "shm", "frame-nccl-shm"},
+      {"TVM FFI's handler (FlashInfer in vLLM): NCCL's shm transport, frames innermost first",
+       "!!!!!!! Segfault encountered !!!!!!!\n"
+       "  File \"<unknown>\", line 0, in shmRecvProxyProgress(ncclProxyState*, ncclProxyArgs*)\n"
+       "  File \"<unknown>\", line 0, in ncclProxyProgress(void*)\n"
+       "  File \"<unknown>\", line 0, in start_thread\n",
+       "shm", "frame-nccl-shm"},
+      {"TVM FFI's handler: UCX's init, without line numbers",
+       "!!!!!!! Segfault encountered !!!!!!!\n"
+       "  File \"<unknown>\", in uct_tcp_iface_progress\n"
+       "  File \"<unknown>\", in ucs_init\n",
+       "socket", "frame-ucx-tcp"},
       {"lldb: the HSA runtime",
-       "* thread #1, name = 'python', stop reason = signal SIGSEGV: invalid address (fault address: 0x8)\n"
-       "  * frame #0: 0x00007f1b21a4b6ee libhsa-runtime64.so.1`rocr::core::Runtime::Unload() + 46\n",
+       "* thread #1, name = 'python', stop reason = signal SIGSEGV: invalid address (fault "
+       "address: 0x8)\n"
+       "  * frame #0: 0x00007f1b21a4b6ee libhsa-runtime64.so.1`rocr::core::Runtime::Unload() + "
+       "46\n",
        "cuda", "frame-hip-runtime"},
   };
   for (const auto& c : cases) {

@@ -287,31 +287,39 @@ TEST_CASE("launcher, library and timestamp prefixes are attributed", "[log-model
       {"node23:12098:12141 [2] transport/nvls.cc:244 NCCL WARN Cuda failure 1 'invalid argument'",
        -1, "node23", 12098, 2, NcclLevel::kWarn, TimeKind::kNone, "Cuda failure"},
       // NCCL 2.26+ WARN with its own timestamp.
-      {"[2025-03-01 10:11:12] gpu7:4411:4502 [3] misc/socket.cc:484 NCCL WARN socketStartConnect: x",
+      {"[2025-03-01 10:11:12] gpu7:4411:4502 [3] misc/socket.cc:484 NCCL WARN socketStartConnect: "
+       "x",
        -1, "gpu7", 4411, 3, NcclLevel::kWarn, TimeKind::kWallClock, "socketStartConnect"},
       // NCCL 2.32: the function between the source location and the ATTN level; 2.31 DIAG.
-      {"gpu7:4411:4502 [3] init.cc:1520 (ncclCommInitRankFunc) NCCL ATTN ranks run different NCCL builds",
+      {"gpu7:4411:4502 [3] init.cc:1520 (ncclCommInitRankFunc) NCCL ATTN ranks run different NCCL "
+       "builds",
        -1, "gpu7", 4411, 3, NcclLevel::kAttn, TimeKind::kNone, "ranks run"},
-      {"node042:12345:12345 [0] NCCL DIAG [INFO] NCCL environment: NCCL_DEBUG=WARN on rank(s) {4,5,6,7}",
+      {"node042:12345:12345 [0] NCCL DIAG [INFO] NCCL environment: NCCL_DEBUG=WARN on rank(s) "
+       "{4,5,6,7}",
        -1, "node042", 12345, 0, NcclLevel::kDiag, TimeKind::kNone, "[INFO] NCCL environment"},
+      // A site's own collector before NCCL's level: the level is read, the prefix is not.
+      {"[03/16][2025-02-25 15:46:48,389] [misc/socket.cc:602] [s11:pid=39] NCCL WARN poll failed",
+       -1, "", -1, -1, NcclLevel::kWarn, TimeKind::kNone, "[03/16]"},
       // torchrun [rankN]: and [defaultN]: prefixes.
       {"[rank2]: torch.cuda.OutOfMemoryError: CUDA out of memory.", 2, "", -1, -1, NcclLevel::kNone,
        TimeKind::kNone, "torch.cuda"},
-      {"[default3]:[rank3]:[E1003 18:37:01.832146912 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog", 3,
-       "", -1, -1, NcclLevel::kNone, TimeKind::kWallClockNoYear, "[Rank 3]"},
+      {"[default3]:[rank3]:[E1003 18:37:01.832146912 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog",
+       3, "", -1, -1, NcclLevel::kNone, TimeKind::kWallClockNoYear, "[Rank 3]"},
       // c10d short form without a time.
-      {"[rank1]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 1] Heartbeat monitor timed out!", 1, "", -1,
-       -1, NcclLevel::kNone, TimeKind::kNone, "[PG 0 Rank 1]"},
+      {"[rank1]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 1] Heartbeat monitor timed out!", 1, "",
+       -1, -1, NcclLevel::kNone, TimeKind::kNone, "[PG 0 Rank 1]"},
       // Open MPI --tag-output (corpus horovod-3929).
       {"[1,2]<stdout>:smc-gpu-03:29880:30398 [0] init.cc:497 NCCL WARN Duplicate GPU detected", 2,
        "smc-gpu-03", 29880, 0, NcclLevel::kWarn, TimeKind::kNone, "Duplicate GPU"},
       // Slurm srun --label.
-      {"3: gpu-a:1:2 [1] NCCL INFO Channel 00/0 : 3[1] -> 4[0] via NET/IB/1/GDRDMA", 3, "gpu-a", 1, 1,
-       NcclLevel::kInfo, TimeKind::kNone, "Channel"},
+      {"3: gpu-a:1:2 [1] NCCL INFO Channel 00/0 : 3[1] -> 4[0] via NET/IB/1/GDRDMA", 3, "gpu-a", 1,
+       1, NcclLevel::kInfo, TimeKind::kNone, "Channel"},
       // pdsh / DeepSpeed host prefix, with an IP and with a name (corpus nccl-969, nccl-394).
-      {"10.10.23.10: so-ucloud-10-10-23-10:1307367:1307586 [0] transport/net_ib.cc:1038 NCCL WARN NET/IB",
+      {"10.10.23.10: so-ucloud-10-10-23-10:1307367:1307586 [0] transport/net_ib.cc:1038 NCCL WARN "
+       "NET/IB",
        -1, "so-ucloud-10-10-23-10", 1307367, 0, NcclLevel::kWarn, TimeKind::kNone, "NET/IB"},
-      {"node01: VM-0-14-centos:106:196 [0] transport/net_ib.cc:73 NCCL WARN NET/IB : Got async event",
+      {"node01: VM-0-14-centos:106:196 [0] transport/net_ib.cc:73 NCCL WARN NET/IB : Got async "
+       "event",
        -1, "VM-0-14-centos", 106, 0, NcclLevel::kWarn, TimeKind::kNone, "NET/IB"},
       // nccl-tests "host: Test NCCL failure" (corpus nccl-tests-219).
       {"fengyun: Test NCCL failure common.cu:959 'internal error'", -1, "fengyun", -1, -1,
@@ -323,31 +331,31 @@ TEST_CASE("launcher, library and timestamp prefixes are attributed", "[log-model
       {"(RayWorkerWrapper pid=4009) [rank1]:[E ProcessGroupNCCL.cpp:1537] [PG 1 Rank 1] Timeout", 1,
        "", 4009, -1, NcclLevel::kNone, TimeKind::kNone, "[PG 1 Rank 1]"},
       // Python logging with a bracketed timestamp (corpus hallo2-56).
-      {"[2024-11-26 02:04:31,514] torch.distributed.elastic.multiprocessing.api: [ERROR] failed", -1,
-       "", -1, -1, NcclLevel::kNone, TimeKind::kWallClock, "torch.distributed"},
+      {"[2024-11-26 02:04:31,514] torch.distributed.elastic.multiprocessing.api: [ERROR] failed",
+       -1, "", -1, -1, NcclLevel::kNone, TimeKind::kWallClock, "torch.distributed"},
       // Python logging without brackets, and ISO 8601 with T and Z.
       {"2019-01-11 05:43:30,310 INFO     init_distribution", -1, "", -1, -1, NcclLevel::kNone,
        TimeKind::kWallClock, "INFO"},
       {"2024-05-01T12:00:01.250Z [rank0]: hello", 0, "", -1, -1, NcclLevel::kNone,
        TimeKind::kWallClock, "hello"},
       // glog with a thread id (torch elastic agent in recent PyTorch).
-      {"E1126 02:14:35.448000 139872 torch/distributed/elastic/multiprocessing/api.py:869] failed", -1,
-       "", -1, -1, NcclLevel::kNone, TimeKind::kWallClockNoYear, "failed"},
+      {"E1126 02:14:35.448000 139872 torch/distributed/elastic/multiprocessing/api.py:869] failed",
+       -1, "", -1, -1, NcclLevel::kNone, TimeKind::kWallClockNoYear, "failed"},
       // dmesg uptime, dmesg -H deltas, and syslog/journal prefixes.
       {"[1118468.873266] nvidia 0000:0a:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT", -1, "", -1, -1,
        NcclLevel::kNone, TimeKind::kKernelUptime, "nvidia"},
       {"[  +0.000005] pcieport 0000:00:03.0: PCIe Bus Error: severity=Corrected", -1, "", -1, -1,
        NcclLevel::kNone, TimeKind::kNone, "pcieport"},
-      {"Mar 27 17:40:36 node7 kernel: NVRM: Xid (PCI:0000:01:00): 62, 223b6a66", -1, "node7", -1, -1,
-       NcclLevel::kNone, TimeKind::kWallClockNoYear, "NVRM"},
+      {"Mar 27 17:40:36 node7 kernel: NVRM: Xid (PCI:0000:01:00): 62, 223b6a66", -1, "node7", -1,
+       -1, NcclLevel::kNone, TimeKind::kWallClockNoYear, "NVRM"},
       // UCX signal handler (corpus megatron-516).
       {"[09677202c889:5283 :0:5704] Caught signal 7 (Bus error: nonexistent physical address)", -1,
        "09677202c889", 5283, -1, NcclLevel::kNone, TimeKind::kNone, "Caught signal"},
       // Headerless fragments as users paste them (corpus nccl-718, nccl-210, nccl-1292).
-      {"[0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error No such device", -1,
-       "", -1, 0, NcclLevel::kWarn, TimeKind::kNone, "Call to"},
-      {"include/socket.h:344 WARN Socket creation failed : Address family not supported", -1, "", -1,
-       -1, NcclLevel::kWarn, TimeKind::kNone, "Socket creation"},
+      {"[0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error No such device",
+       -1, "", -1, 0, NcclLevel::kWarn, TimeKind::kNone, "Call to"},
+      {"include/socket.h:344 WARN Socket creation failed : Address family not supported", -1, "",
+       -1, -1, NcclLevel::kWarn, TimeKind::kNone, "Socket creation"},
       {" NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.", -1, "", -1, -1,
        NcclLevel::kInfo, TimeKind::kNone, "NET/Plugin"},
   };

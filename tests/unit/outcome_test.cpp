@@ -174,6 +174,35 @@ TEST_CASE(
   CHECK(b.diagnoses.front().category == "process-crash");
 }
 
+TEST_CASE("a failed attempt its process retries is no failure; the last attempt is", "[outcome]") {
+  Rule retry =
+      make("retrying", "socket", Role::kSymptom, 0.4,
+           "connect returned (?P<error>.+?), retrying \\((?P<attempt>\\d+)/(?P<attempts>\\d+)\\)");
+  // An error-level line (a warning alone is never a diagnosis without a known failure).
+  Rule generic = make("generic", "process-crash", Role::kFallback, 0.2, "NCCL ERROR");
+  auto c = catalog({retry, generic});
+  const std::string once =
+      "box:7:9 [0] misc/socket.cc:602 NCCL ERROR socketPollConnect poll() failed, error Connection "
+      "timed out\n"
+      "box:7:9 [0] NCCL INFO socketPollConnect: connect returned Connection timed out, retrying "
+      "(1/34)\n";
+  CHECK(run(c, once, JobOutcome{}).diagnoses.empty());
+  // Another process's retry says nothing of this one's failure.
+  const std::string other =
+      "box:7:9 [0] misc/socket.cc:602 NCCL ERROR socketPollConnect poll() failed, error Connection "
+      "timed out\n"
+      "box:8:10 [1] NCCL INFO socketPollConnect: connect returned Connection timed out, retrying "
+      "(1/34)\n";
+  REQUIRE_FALSE(run(c, other, JobOutcome{}).diagnoses.empty());
+  // The last attempt failing is the failure.
+  const std::string last =
+      "box:7:9 [0] misc/socket.cc:602 NCCL ERROR socketPollConnect poll() failed, error Connection "
+      "timed out\n"
+      "box:7:9 [0] NCCL INFO socketPollConnect: connect returned Connection timed out, retrying "
+      "(34/34)\n";
+  REQUIRE_FALSE(run(c, last, JobOutcome{}).diagnoses.empty());
+}
+
 TEST_CASE("outcome: a failure the log shows is not explained by an unrelated observation",
           "[outcome]") {
   auto c = catalog({finding("lo-bootstrap", "socket", 0.9, "Bootstrap : Using lo:"),

@@ -634,6 +634,7 @@ struct Diagnoser {
   std::vector<std::size_t> under_failure;     // findings of rules that wait for a known failure
   std::vector<std::size_t> quiet;             // failure evidence demoted to findings
   std::vector<std::size_t> progress;          // lines of `progress` rules (Init COMPLETE)
+  std::vector<std::size_t> retries;           // "retrying (1/34)": an attempt, not the last
   bool only_info = false;
 
   Diagnoser(const Catalog& c, const Analysis& a, const JobOutcome& o)
@@ -641,8 +642,11 @@ struct Diagnoser {
         events(a.events),
         outcome(o),
         readings(read_events(c, a.events, a.rule_hits)) {
-    for (std::size_t i = 0; i < events.size(); ++i)
+    for (std::size_t i = 0; i < events.size(); ++i) {
       if (rules[events[i].rule].progress) progress.push_back(i);
+      if (!events[i].capture("attempt").empty() && !retries_exhausted(events[i]))
+        retries.push_back(i);
+    }
   }
 
   double weight(std::size_t i) const {
@@ -833,10 +837,12 @@ struct Diagnoser {
       fallbacks.clear();
     }
     std::erase_if(fallbacks, [&](std::size_t f) {
-      const bool passed = went_on(f);
+      const bool passed = went_on(f) || retried(f);
       if (passed) quiet.push_back(f);
       return passed;
     });
+    // What is left may be INFO-level lines only, which never lead alone.
+    note_only_info();
   }
 
   // Whether the process that printed line `f` printed a progress line after it (NCCL
@@ -845,6 +851,19 @@ struct Diagnoser {
     return std::any_of(progress.begin(), progress.end(), [&](std::size_t p) {
       return events[p].file == events[f].file && events[p].line > events[f].line &&
              same_writer(events[f], events[p]);
+    });
+  }
+
+  // Whether the process that printed line `f` said on one of the next lines that it is
+  // trying again (a line with an `attempt` capture that is not the last attempt: NCCL's
+  // "connect returned ..., retrying (1/34)"): what `f` reported was one failed attempt, and
+  // the process went on. A retry that ran out ("exceeded retries", 34/34) is a failure of
+  // its own, not a retry.
+  static constexpr int kRetryWindow = 3;
+  bool retried(std::size_t f) const {
+    return std::any_of(retries.begin(), retries.end(), [&](std::size_t r) {
+      return events[r].file == events[f].file && events[r].line > events[f].line &&
+             events[r].line <= events[f].line + kRetryWindow && same_process(events[f], events[r]);
     });
   }
 

@@ -104,6 +104,10 @@ struct Prefixes {
   const RE2& re(Kind k) const { return by_kind[k]->get(); }
   RE2 ipv4{R"(^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$)", latin1_options()};
   RE2 nccl_test_msg{R"(^(?:Test (?:NCCL |CUDA )?failure|\.\. ))", latin1_options()};
+  // NCCL's level behind a prefix no pattern above knows, closed by a bracket (a site's
+  // own collector: "[03/16][2025-02-25 15:46:48,389] [misc/socket.cc:602] [host:pid=7] NCCL
+  // WARN ..."): the level is still NCCL's.
+  RE2 nccl_level_inside{R"(\] NCCL (INFO|WARN|TRACE|ERROR|ABORT|DIAG|ATTN) )", latin1_options()};
   // Which prefixes can start the rest of a line, in one DFA pass: the peeling loop below
   // tries up to sixteen patterns with captures per round, and most fail; only those the
   // set names are tried.
@@ -471,6 +475,17 @@ LineSource parse_line_source(std::string_view line) {
     if (got.last) break;
   }
   src.body = pos;
+  if (src.level == NcclLevel::kNone && src.severity == Severity::kUnknown) {
+    // Within the first bytes only: a prefix is short, and a message may quote NCCL's words.
+    constexpr std::size_t kPrefixBytes = 160;
+    const std::string_view head = line.substr(pos, kPrefixBytes);
+    re2::StringPiece level;
+    if (head.find("] NCCL ") != std::string_view::npos &&
+        RE2::PartialMatch(head, p.nccl_level_inside, &level)) {
+      src.level = nccl_level(sv(level));
+      src.severity = nccl_severity(src.level);
+    }
+  }
   return src;
 }
 
