@@ -174,6 +174,29 @@ TEST_CASE(
   CHECK(b.diagnoses.front().category == "process-crash");
 }
 
+TEST_CASE(
+    "outcome: a warning at its producer's own warning level is evidence only of a known failure",
+    "[outcome]") {
+  // c10's C10D_WARNING: TCPStore warns of a lost connection and rethrows; a caller that
+  // retries goes on, one that does not fails with an exception of its own.
+  Rule store = make("store-reset", "rendezvous", Role::kSymptom, 0.2,
+                    "recvValue failed on SocketImpl|Connection reset by peer.*TCPStore");
+  Rule nccl =
+      make("nccl-remote", "remote-peer", Role::kSymptom, 0.3, "Connection closed by remote peer");
+  auto c = catalog({store, nccl});
+  const std::string warned =
+      "[W506 00:43:56.240378877 TCPStore.cpp:125] [c10d] recvValue failed on SocketImpl(fd=3): "
+      "Connection reset by peer\n";
+  CHECK(run(c, warned, JobOutcome{}).diagnoses.empty());
+  auto a = run(c, warned, failed());
+  REQUIRE_FALSE(a.diagnoses.empty());
+  CHECK(a.diagnoses.front().category == "rendezvous");
+  // NCCL's WARN is its error level: it stays evidence alone.
+  const std::string nccl_warn =
+      "box:7:9 [0] misc/socket.cc:47 NCCL WARN socketProgress: Connection closed by remote peer\n";
+  REQUIRE_FALSE(run(c, nccl_warn, JobOutcome{}).diagnoses.empty());
+}
+
 TEST_CASE("a failed attempt its process retries is no failure; the last attempt is", "[outcome]") {
   Rule retry =
       make("retrying", "socket", Role::kSymptom, 0.4,

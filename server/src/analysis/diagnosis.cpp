@@ -652,14 +652,20 @@ struct Diagnoser {
   double weight(std::size_t i) const {
     return event_weight(rules[events[i].rule], events[i], readings[i]);
   }
-  // Whether line i alone says nothing of a failure: its producer printed it at INFO level,
-  // or (rule `background`) a thread of its producer that returns its errors to no caller
-  // printed it in a job not known to have failed (NCCL's proxy service thread, which closes
-  // the one peer connection that failed and goes on: a rank that exits without destroying
-  // its communicator leaves such lines in a run that completed).
+  // Whether line i alone says nothing of a failure: its producer printed it at INFO level;
+  // or, in a job not known to have failed, at its own warning level (glog's and c10's W:
+  // TCPStore warns of a lost connection and rethrows, and a caller that does not retry fails
+  // with an error of its own; NCCL's WARN is its error level and is not such a line), or
+  // from a thread that returns its errors to no caller (rule `background`: NCCL's proxy
+  // service thread, which closes the one peer connection that failed and goes on; a rank
+  // that exits without destroying its communicator leaves such lines in a run that
+  // completed).
   bool quiet_alone(std::size_t i) const {
-    return events[i].source.severity == Severity::kInfo ||
-           (rules[events[i].rule].background && !outcome.known_failure());
+    const LineSource& src = events[i].source;
+    return src.severity == Severity::kInfo ||
+           (!outcome.known_failure() &&
+            (rules[events[i].rule].background ||
+             (src.severity == Severity::kWarning && src.level == NcclLevel::kNone)));
   }
 
   void add(const std::string& category, std::size_t ev, double score, bool symptom) {
