@@ -227,3 +227,22 @@ TEST_CASE("paste: a parenthesis left open is no wrap when the next lines do not 
   CHECK_FALSE(depaste("f(a) b\n\ng(c)\n"));
   CHECK_FALSE(depaste("open (\n\nclose)\n"));
 }
+
+TEST_CASE("paste: non-breaking spaces a page or a chat put in are made plain", "[paste]") {
+  PasteRepair what;
+  // U+00A0 between every word (copied from a rendered page), U+202F once.
+  const std::string pasted =
+      "node1:7:9\xC2\xA0[0]\xC2\xA0NCCL\xC2\xA0INFO\xC2\xA0ncclOsSocketStartConnect:\xC2\xA0"
+      "connect"
+      "\xE2\x80\xAFto 127.0.0.1<52243> returned Connection refused, retrying (1/34)\n"
+      "second line\n";
+  auto a = depaste(pasted, &what);
+  REQUIRE(a);
+  CHECK(what.nbsp);
+  CHECK(*a ==
+        "node1:7:9 [0] NCCL INFO ncclOsSocketStartConnect: connect to 127.0.0.1<52243> returned "
+        "Connection refused, retrying (1/34)\nsecond line\n");
+  CHECK(line_count(*a) == line_count(pasted));
+  // Other UTF-8 is left alone, and a text without them is not copied.
+  CHECK_FALSE(depaste("caf\xC3\xA9 \xE2\x80\x94 ok\nnext\n"));
+}

@@ -195,10 +195,34 @@ void join_piece(std::string& line, std::string_view rest) {
   line += rest;
 }
 
+// The text with every non-breaking space (UTF-8 U+00A0 "\xC2\xA0", U+202F "\xE2\x80\xAF")
+// made a plain space, or nullopt when it has none.
+std::optional<std::string> plain_spaces(std::string_view text) {
+  constexpr std::string_view kNbsp = "\xC2\xA0", kNarrow = "\xE2\x80\xAF";
+  if (text.find(kNbsp) == std::string_view::npos && text.find(kNarrow) == std::string_view::npos)
+    return std::nullopt;
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    if (text.substr(i, kNbsp.size()) == kNbsp) {
+      out += ' ';
+      i += kNbsp.size();
+    } else if (text.substr(i, kNarrow.size()) == kNarrow) {
+      out += ' ';
+      i += kNarrow.size();
+    } else {
+      out += text[i++];
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
-std::optional<std::string> depaste(std::string_view text, PasteRepair* what) {
-  if (text.size() > kDepasteMaxBytes || text.empty()) return std::nullopt;
+std::optional<std::string> depaste(std::string_view pasted, PasteRepair* what) {
+  if (pasted.size() > kDepasteMaxBytes || pasted.empty()) return std::nullopt;
+  const std::optional<std::string> spaced = plain_spaces(pasted);
+  const std::string_view text = spaced ? std::string_view(*spaced) : pasted;
   std::vector<Line> lines;
   for (std::size_t pos = 0; pos < text.size();) {
     std::size_t nl = text.find('\n', pos);
@@ -212,6 +236,7 @@ std::optional<std::string> depaste(std::string_view text, PasteRepair* what) {
   }
   auto content = [&](const Line& l) { return text.substr(l.begin, l.end - l.begin); };
   PasteRepair done;
+  done.nbsp = spaced.has_value();
   // Removes a prefix from every line when at least `share` of the non-blank lines have one.
   auto strip_where_most = [&](auto length_of, double share) {
     std::size_t nonblank = 0, with = 0;
@@ -238,7 +263,7 @@ std::optional<std::string> depaste(std::string_view text, PasteRepair* what) {
     done.indented = strip_where_most(indent_length, 0.9);
   }
   done.wrap_width = wrap_width(text, lines);
-  if (!done.quoted && !done.indented && !done.wrap_width) {
+  if (!done.quoted && !done.indented && !done.wrap_width && !done.nbsp) {
     // Most texts need no repair at all: look for a wrapped group before copying anything.
     std::vector<std::size_t> all(lines.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;

@@ -15,7 +15,9 @@
 // count back to even, was wrapped inside it (a paste wrapped at words, or by hand: a
 // watchdog's "WorkNCCL(SeqNum=3, OpType=ALLREDUCE," then "NumelIn=1, ...) ran for"). A
 // program prints a parenthesised group on one line, and a record that starts on the next
-// line does not close a group the line before left open. Pure: text in, text out.
+// line does not close a group the line before left open. And a page or a chat that turned
+// spaces into non-breaking ones (U+00A0, U+202F in UTF-8) has them made plain again: no
+// producer writes them, and a pattern's space matches none. Pure: text in, text out.
 #pragma once
 
 #include <cstddef>
@@ -30,6 +32,7 @@ struct PasteRepair {
   bool indented = false;       // code-block or common indentation removed
   std::size_t wrap_width = 0;  // lines cut at this many bytes were joined (0: none)
   std::size_t groups = 0;      // lines joined to the one that closes their parenthesis
+  bool nbsp = false;           // non-breaking spaces (U+00A0, U+202F) made plain spaces
 };
 
 // Pasted text is small: larger inputs are logs read from disk, left untouched (and unread).
