@@ -321,6 +321,11 @@ bool same_writer(const Event& a, const Event& b) {
          a.source.host == b.source.host;
 }
 
+// A line that names no rank, pid or host.
+bool no_writer(const Event& e) {
+  return !e.source.rank && !e.source.pid && e.source.host.empty();
+}
+
 bool same_process(const Event& a, const Event& b) {
   if (a.source.rank && b.source.rank && *a.source.rank != *b.source.rank) return false;
   if (a.source.pid && b.source.pid && *a.source.pid != *b.source.pid) return false;
@@ -852,11 +857,15 @@ struct Diagnoser {
   }
 
   // Whether the process that printed line `f` printed a progress line after it (NCCL
-  // finished setting up a communicator): whatever `f` reported did not stop it there.
+  // finished setting up a communicator): whatever `f` reported did not stop it there. A
+  // progress line that names no writer is the whole file's: the framework lines of this
+  // kind say that a collective step was passed, which every process passes together
+  // (Lightning's rank 0 prints "All distributed processes registered" only once
+  // init_process_group returned on every rank).
   bool went_on(std::size_t f) const {
     return std::any_of(progress.begin(), progress.end(), [&](std::size_t p) {
       return events[p].file == events[f].file && events[p].line > events[f].line &&
-             same_writer(events[f], events[p]);
+             (same_writer(events[f], events[p]) || no_writer(events[p]));
     });
   }
 
@@ -993,8 +1002,9 @@ struct Diagnoser {
         h.lead = i;
       if (step && h.lead == i)
         h.lead_reason = describe_outcome(outcome) +
-                        " and no line shows a failure of its own; this is the last step of "
-                        "setting up NCCL its process printed, with no Init COMPLETE after it";
+                        " and no line shows a failure of its own; this is the last setup "
+                        "step its process printed, with no line after it that shows the step "
+                        "was passed (NCCL's Init COMPLETE, the framework's own)";
     }
     unexplaining.clear();
   }

@@ -111,8 +111,8 @@ std::string catalog_markdown(const std::vector<analysis::Rule>& rules) {
         o << " What a working job shows too: not listed as a finding, only a hypothesis when the "
              "job is known to have failed and no line shows why.";
       if (r->setup_step)
-        o << " A step of setting up NCCL: a hypothesis only where it was its process's last step "
-             "before the failure (no Init COMPLETE after it).";
+        o << " A setup step: a hypothesis only where it was its process's last step before the "
+             "failure (no progress line after it: NCCL's Init COMPLETE, the framework's own).";
       if (r->background)
         o << " Printed by a thread that reports to no caller: alone it never ended a job, so "
              "without a known failure it is no evidence of one.";
