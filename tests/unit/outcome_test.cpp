@@ -205,26 +205,17 @@ TEST_CASE("a failed attempt its process retries is no failure; the last attempt 
   // An error-level line (a warning alone is never a diagnosis without a known failure).
   Rule generic = make("generic", "process-crash", Role::kFallback, 0.2, "NCCL ERROR");
   auto c = catalog({retry, generic});
-  const std::string once =
-      "box:7:9 [0] misc/socket.cc:602 NCCL ERROR socketPollConnect poll() failed, error Connection "
-      "timed out\n"
-      "box:7:9 [0] NCCL INFO socketPollConnect: connect returned Connection timed out, retrying "
-      "(1/34)\n";
-  CHECK(run(c, once, JobOutcome{}).diagnoses.empty());
+  // An error line of process 7, then a retry notice of `writer` at attempt `attempt`.
+  auto log = [](const std::string& writer, const std::string& attempt) {
+    return "box:7:9 [0] misc/socket.cc:602 NCCL ERROR socketPollConnect poll() failed\n" + writer +
+           " NCCL INFO socketPollConnect: connect returned Connection timed out, retrying (" +
+           attempt + "/34)\n";
+  };
+  CHECK(run(c, log("box:7:9 [0]", "1"), JobOutcome{}).diagnoses.empty());
   // Another process's retry says nothing of this one's failure.
-  const std::string other =
-      "box:7:9 [0] misc/socket.cc:602 NCCL ERROR socketPollConnect poll() failed, error Connection "
-      "timed out\n"
-      "box:8:10 [1] NCCL INFO socketPollConnect: connect returned Connection timed out, retrying "
-      "(1/34)\n";
-  REQUIRE_FALSE(run(c, other, JobOutcome{}).diagnoses.empty());
+  REQUIRE_FALSE(run(c, log("box:8:10 [1]", "1"), JobOutcome{}).diagnoses.empty());
   // The last attempt failing is the failure.
-  const std::string last =
-      "box:7:9 [0] misc/socket.cc:602 NCCL ERROR socketPollConnect poll() failed, error Connection "
-      "timed out\n"
-      "box:7:9 [0] NCCL INFO socketPollConnect: connect returned Connection timed out, retrying "
-      "(34/34)\n";
-  REQUIRE_FALSE(run(c, last, JobOutcome{}).diagnoses.empty());
+  REQUIRE_FALSE(run(c, log("box:7:9 [0]", "34"), JobOutcome{}).diagnoses.empty());
 }
 
 TEST_CASE("outcome: a failure the log shows is not explained by an unrelated observation",
