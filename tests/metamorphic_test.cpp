@@ -201,6 +201,13 @@ std::vector<Named> transformations(const std::vector<std::string>& healthy) {
                    if (!l.empty()) l = "  " + l;
                  return join(lines);
                }});
+  // Copied from a rendered page or a chat: every space a non-breaking one (U+00A0).
+  t.push_back({"non-breaking spaces (pasted from a page)", [](const std::string& text) {
+                 std::string out;
+                 out.reserve(text.size() * 2);
+                 for (char c : text) out += c == ' ' ? std::string("\xC2\xA0") : std::string(1, c);
+                 return out;
+               }});
   t.push_back({"inside a healthy run", [healthy](const std::string& text) {
                  std::vector<std::string> out;
                  for (std::size_t i = 0; i < 5000 && !healthy.empty(); ++i)
