@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "analysis/exit_status.hpp"
 #include "analysis/known_bugs.hpp"
@@ -652,6 +653,9 @@ struct Diagnoser {
       if (!events[i].capture("attempt").empty() && !retries_exhausted(events[i]))
         retries.push_back(i);
     }
+    std::sort(retries.begin(), retries.end(), [&](std::size_t a, std::size_t b) {
+      return std::tie(events[a].file, events[a].line) < std::tie(events[b].file, events[b].line);
+    });
   }
 
   double weight(std::size_t i) const {
@@ -874,12 +878,19 @@ struct Diagnoser {
   // "connect returned ..., retrying (1/34)"): what `f` reported was one failed attempt, and
   // the process went on. A retry that ran out ("exceeded retries", 34/34) is a failure of
   // its own, not a retry.
+  // `retries` is in (file, line) order: only the few lines after `f` are looked at, so a log
+  // of many errors and many retries costs a binary search per error line.
   static constexpr int kRetryWindow = 3;
   bool retried(std::size_t f) const {
-    return std::any_of(retries.begin(), retries.end(), [&](std::size_t r) {
-      return events[r].file == events[f].file && events[r].line > events[f].line &&
-             events[r].line <= events[f].line + kRetryWindow && same_process(events[f], events[r]);
+    const Event& e = events[f];
+    auto it = std::upper_bound(retries.begin(), retries.end(), f, [&](std::size_t, std::size_t r) {
+      return events[r].file > e.file || (events[r].file == e.file && events[r].line > e.line);
     });
+    for (; it != retries.end() && events[*it].file == e.file &&
+           events[*it].line <= e.line + kRetryWindow;
+         ++it)
+      if (same_process(e, events[*it])) return true;
+    return false;
   }
 
   // With no direct evidence, the symptoms (at a discount) and the first error-level line no
