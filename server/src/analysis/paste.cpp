@@ -161,16 +161,16 @@ long open_parentheses(std::string_view s) {
 // A line that leaves a parenthesis open, with the next line or the two next lines closing
 // it, the count never going below zero and ending at zero, and none of them blank or
 // starting the way the first does (a record of its own): the lines after the first are the
-// rest of it. `heads` are the lines not already joined to another; returns how many of the
-// heads after heads[h] are its rest (0: none).
+// rest of it. `line(h)` is the h-th of `count` lines not already joined to another; returns
+// how many of the lines after line(h) are its rest (0: none).
 constexpr std::size_t kMaxGroupPieces = 2;
-template <typename Piece>
-std::size_t group_pieces(Piece piece, const std::vector<std::size_t>& heads, std::size_t h) {
-  const std::string_view first = piece(heads[h]);
+template <typename LineAt>
+std::size_t group_pieces(LineAt line, std::size_t count, std::size_t h) {
+  const std::string_view first = line(h);
   long open = open_parentheses(first);
   if (open <= 0) return 0;
-  for (std::size_t k = 1; k <= kMaxGroupPieces && h + k < heads.size(); ++k) {
-    const std::string_view next = piece(heads[h + k]);
+  for (std::size_t k = 1; k <= kMaxGroupPieces && h + k < count; ++k) {
+    const std::string_view next = line(h + k);
     if (blank(next) || alike(first, next)) return 0;
     open += open_parentheses(next);
     if (open == 0) return k;
@@ -265,11 +265,10 @@ std::optional<std::string> depaste(std::string_view pasted, PasteRepair* what) {
   done.wrap_width = wrap_width(text, lines);
   if (!done.quoted && !done.indented && !done.wrap_width && !done.nbsp) {
     // Most texts need no repair at all: look for a wrapped group before copying anything.
-    std::vector<std::size_t> all(lines.size());
-    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    auto line = [&](std::size_t i) { return content(lines[i]); };
     bool any = false;
-    for (std::size_t h = 0; h < all.size() && !any; ++h)
-      any = group_pieces([&](std::size_t i) { return content(lines[i]); }, all, h) > 0;
+    for (std::size_t h = 0; h < lines.size() && !any; ++h)
+      any = group_pieces(line, lines.size(), h) > 0;
     if (!any) return std::nullopt;
   }
 
@@ -290,8 +289,8 @@ std::optional<std::string> depaste(std::string_view pasted, PasteRepair* what) {
     i = last;
   }
   for (std::size_t h = 0; h < heads.size(); ++h) {
-    const std::size_t pieces =
-        group_pieces([&](std::size_t i) { return std::string_view(joined[i]); }, heads, h);
+    const std::size_t pieces = group_pieces(
+        [&](std::size_t k) { return std::string_view(joined[heads[k]]); }, heads.size(), h);
     for (std::size_t k = 1; k <= pieces; ++k) {
       join_piece(joined[heads[h]], joined[heads[h + k]]);
       joined[heads[h + k]].clear();
