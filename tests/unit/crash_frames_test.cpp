@@ -276,3 +276,24 @@ TEST_CASE("UCX's crash line names its signal", "[frames][crash]") {
   REQUIRE_FALSE(other.diagnoses.empty());
   CHECK(other.diagnoses.front().category == "process-crash");
 }
+
+TEST_CASE("Open MPI's report header leads only when the report was cut off after it",
+          "[frames][crash]") {
+  // A paste that ends at the header, after NCCL's INFO lines: the header is what there is.
+  auto cut =
+      run("gpu-node07:48211:48300 [0] NCCL INFO RAS client listening socket at ::1<28028>\n"
+          "[gpu-node07:48211] *** Process received signal ***\n");
+  REQUIRE_FALSE(cut.diagnoses.empty());
+  CHECK(cut.diagnoses.front().category == "process-crash");
+  CHECK(rule_id(cut.events[cut.diagnoses.front().initiating].rule) == "ompi-signal-header");
+  // The whole block: its signal line leads, not the header above it.
+  auto whole = run(ompi_block("Segmentation fault (11)", ""));
+  REQUIRE_FALSE(whole.diagnoses.empty());
+  CHECK(rule_id(whole.events[whole.diagnoses.front().initiating].rule) ==
+        "ompi-process-received-signal");
+  // An abort after an error its process printed: the error leads, as without the header.
+  auto abort = run("RuntimeError: CUDA error: an illegal memory access was encountered\n" +
+                   ompi_block("Aborted (6)", ""));
+  REQUIRE_FALSE(abort.diagnoses.empty());
+  CHECK(abort.diagnoses.front().category == "cuda");
+}

@@ -91,7 +91,7 @@ TEST_CASE("sequence numbers are compared within one process group", "[diagnosis]
   Rule wd = make("wd", "straggler", Role::kSymptom, 0.5,
                  "\\[(?:PG (?P<pg>[^\\]]*?) )?Rank (?P<rank>\\d+)\\] Watchdog caught collective "
                  "operation timeout: WorkNCCL\\(SeqNum=(?P<seq>\\d+), OpType=(?P<op>\\w+)");
-  wd.cross_rank = CrossRank{{"op", "seq"}, "collective-mismatch", "pg"};
+  wd.cross_rank = CrossRank{{"op", "seq"}, "collective-mismatch", {"pg"}};
   auto c = catalog({wd});
   auto line = [](std::string pg, int rank, int seq) {
     return "[" + (pg.empty() ? "" : "PG " + pg + " ") + "Rank " + std::to_string(rank) +

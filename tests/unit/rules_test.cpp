@@ -96,6 +96,24 @@ TEST_CASE("a rule's verdict loads and round-trips", "[rules][verdict]") {
   CHECK(again.verdict.xid_resolution.size() == 2);
 }
 
+TEST_CASE("a cross-rank comparison's groups load from one capture or several", "[rules]") {
+  for (const char* within : {"\"pg\"", "[\"opcount\", \"nranks\"]"}) {
+    INFO(within);
+    std::string text = kValid;
+    text.replace(text.find("\"indicates\""), 0,
+                 std::string("\"cross_rank\": {\"keys\": [\"op\"], \"within\": ") + within + "}, ");
+    analysis::Rule r;
+    std::vector<rules::RuleProblem> ps;
+    REQUIRE(rules::parse_rule(text, "x.json", r, ps));
+    REQUIRE(r.cross_rank);
+    CHECK(r.cross_rank->within.size() == (within[0] == '[' ? 2u : 1u));
+    analysis::Rule again;
+    REQUIRE(rules::parse_rule(rules::rule_to_json(r), "y.json", again, ps));
+    REQUIRE(again.cross_rank);
+    CHECK(again.cross_rank->within == r.cross_rank->within);
+  }
+}
+
 TEST_CASE("invalid rules are reported with file, rule and field", "[rules]") {
   struct Case {
     std::string text;

@@ -79,6 +79,7 @@ struct CrossRankFinding {
   std::string key;
   std::string lead_value;
   std::string majority_value;
+  std::vector<std::size_t> members;  // the first line of each participant compared
   std::size_t participants = 0;
 };
 
@@ -86,7 +87,7 @@ struct CrossRankFinding {
 // of lines (one process group). Most ranks are healthy; the outlier is the story.
 std::optional<CrossRankFinding> compare_group(const std::vector<Event>& events,
                                               const std::vector<std::size_t>& of_group,
-                                              const CrossRank& spec, bool group_known) {
+                                              const CrossRank& spec) {
   // First event per participant, in time order.
   std::vector<std::size_t> sorted = of_group;
   std::sort(sorted.begin(), sorted.end(),
@@ -99,11 +100,11 @@ std::optional<CrossRankFinding> compare_group(const std::vector<Event>& events,
     if (first.emplace(p, i).second) members.push_back(i);
   }
   if (members.size() < 2) return std::nullopt;
-  // One participant at two positions, with nothing that names the group of each line: the
-  // lines may come from several process groups, whose sequence numbers are unrelated (old
-  // PyTorch prints no group), so no position can be compared with another rank's.
+  // One participant with two values in one group: its lines may come from several process
+  // groups, whose sequence numbers are unrelated (old PyTorch prints no group), or from two
+  // communicators at the same position (NCCL's opCount counts per communicator, and a
+  // group launch gives several calls one opCount), so which is its value is unknown.
   auto self_disagrees = [&](const std::string& key) {
-    if (group_known) return false;
     for (std::size_t i : sorted) {
       auto v = events[i].capture(key);
       if (!v.empty() && events[first[participant(events[i])]].capture(key) != v) return true;
@@ -150,25 +151,28 @@ std::optional<CrossRankFinding> compare_group(const std::vector<Event>& events,
     for (const auto& entry : by_value)
       if (&entry != minority && (!majority || entry.second.size() > majority->second.size()))
         majority = &entry;
-    return CrossRankFinding{minority->second.front(), key, minority->first, majority->first,
-                            members.size()};
+    return CrossRankFinding{minority->second.front(), key,     minority->first,
+                            majority->first,          members, members.size()};
   }
   return std::nullopt;
 }
 
-// A rule's events compared across ranks, separately for each value of the `within` capture
-// (a process group's id: sequence numbers count per group). The largest group that shows an
+// A rule's events compared across ranks, separately for each value of the `within` captures
+// (a process group's id: sequence numbers count per group; NCCL's opCount and the
+// communicator's size: its calls count per communicator). The largest group that shows an
 // outlier speaks.
 std::optional<CrossRankFinding> compare_across_ranks(const std::vector<Event>& events,
                                                      const std::vector<std::size_t>& of_rule,
                                                      const CrossRank& spec) {
-  std::map<std::string, std::vector<std::size_t>> groups;
-  for (std::size_t i : of_rule)
-    groups[spec.within.empty() ? std::string() : std::string(events[i].capture(spec.within))]
-        .push_back(i);
+  std::map<std::vector<std::string_view>, std::vector<std::size_t>> groups;
+  for (std::size_t i : of_rule) {
+    std::vector<std::string_view> group;
+    for (const auto& capture : spec.within) group.push_back(events[i].capture(capture));
+    groups[group].push_back(i);
+  }
   std::optional<CrossRankFinding> best;
   for (const auto& [group, lines] : groups) {
-    auto f = compare_group(events, lines, spec, !group.empty());
+    auto f = compare_group(events, lines, spec);
     if (f && (!best || f->participants > best->participants)) best = f;
   }
   return best;
@@ -693,6 +697,9 @@ struct Diagnoser {
         case Role::kContext:
           // A frame is read beside its crash (read_events), not listed as the job's setting.
           if (rules[events[i].rule].decode != Decode::kFrame) context.push_back(i);
+          // A call trace compared across ranks (NCCL's collective calls) speaks only
+          // through a mismatch (promote_desyncs).
+          if (rules[events[i].rule].cross_rank) by_rule[events[i].rule].push_back(i);
           continue;
         case Role::kFinding:
           findings.push_back(i);
@@ -730,17 +737,21 @@ struct Diagnoser {
           crossrank[rule] = *f;
   }
 
-  // Symptoms that reveal a desync across ranks become a cause-level hypothesis.
-  void promote_desyncs() {
+  // Symptoms that reveal a desync across ranks become a cause-level hypothesis. Of a call
+  // trace (a context rule), only the calls compared are: the rest are the job's history.
+  void promote_desyncs(std::vector<std::size_t>& context) {
     for (const auto& [rule, f] : crossrank) {
       const Rule& r = rules[rule];
-      if (r.cross_rank->mismatch_category.empty() || r.role != Role::kSymptom) continue;
+      if (r.cross_rank->mismatch_category.empty()) continue;
+      if (r.role != Role::kSymptom && r.role != Role::kContext) continue;
       const std::string& cat = r.cross_rank->mismatch_category;
-      for (std::size_t i : by_rule[rule]) {
-        if (readings[i].role != Role::kSymptom) continue;
+      const bool trace = r.role == Role::kContext;
+      for (std::size_t i : trace ? f.members : by_rule[rule]) {
+        if (readings[i].role != r.role) continue;
         add(cat, i, std::max(kMismatchScore, r.weight), false);
         promoted.insert(i);
       }
+      if (trace) std::erase_if(context, [&](std::size_t i) { return promoted.count(i) > 0; });
       Hypothesis& h = hyps[cat];
       h.lead = f.lead;
       h.lead_reason = outlier_reason(events, f);
@@ -1329,7 +1340,7 @@ Analysis diagnose(const Catalog& catalog, std::vector<FileSummary> files, ScanSt
   const auto must_agree = d.lines_that_must_agree();
   d.compare_ranks();
   for (std::size_t i : d.causes) d.add(d.readings[i].category, i, d.weight(i), false);
-  d.promote_desyncs();
+  d.promote_desyncs(out.context);
   d.add_disagreements(must_agree);
   d.set_aside_reported_aborts();
   d.add_summaries();

@@ -83,12 +83,15 @@ struct Related {
 // The rank whose value is in the minority (ties: the smallest number, i.e. the one lagging)
 // is the lead. When `mismatch_category` is set and values differ, the diagnosis becomes that
 // category (ranks disagreeing on SeqNum/OpType is a desync, not a slow rank).
-// `within` names a capture that separates lines into groups compared apart (the process
-// group a line speaks for: its sequence numbers count within that group only).
+// `within` names the captures that separate lines into groups compared apart (the process
+// group a line speaks for: its sequence numbers count within that group only; NCCL's opCount
+// and communicator size: one call of one communicator). A participant showing two values
+// of a key in one group makes that key unreadable there. A rule of role `context` with
+// `mismatch_category` says nothing alone: only a mismatch makes its compared lines evidence.
 struct CrossRank {
   std::vector<std::string> keys;
   std::string mismatch_category;
-  std::string within;
+  std::vector<std::string> within;
 };
 
 // A value every line of this rule must agree on across the whole job (the NCCL release each

@@ -36,10 +36,11 @@ bool is_context_rule(const Rule& rule) {
   // banner per rank): none may be left uncounted.
   if (rule.agree) return false;
   // An exit status's role depends on its captures, and a frame or a progress line is read
-  // beside the lines it speaks for, however far into the log: they keep their events like a
-  // cause does.
-  return rule.benign || (rule.role == Role::kContext && rule.decode != Decode::kExitStatus &&
-                         rule.decode != Decode::kFrame && !rule.progress && !rule.members);
+  // beside the lines it speaks for, however far into the log, as a call trace is compared
+  // across ranks wherever the ranks part: they keep their events like a cause does.
+  return rule.benign ||
+         (rule.role == Role::kContext && rule.decode != Decode::kExitStatus &&
+          rule.decode != Decode::kFrame && !rule.progress && !rule.members && !rule.cross_rank);
 }
 
 void ScanState::reset(const Catalog& catalog) {

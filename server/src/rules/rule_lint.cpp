@@ -69,14 +69,17 @@ LintReport lint(const std::vector<analysis::Rule>& raw, std::vector<RuleProblem>
              "an exit-status rule captures 'signal', 'returncode' or 'exitcode'"});
     }
     if (r.cross_rank)
-      for (const auto& k : r.cross_rank->keys) {
-        bool named = false;
-        for (const auto& p : r.patterns)
-          if (p.find("(?P<" + k + ">") != std::string::npos) named = true;
-        if (!named)
-          rep.problems.push_back({r.origin, r.id, "cross_rank.keys",
-                                  "'" + k + "' is not a named capture of any pattern"});
-      }
+      for (const auto* list : {&r.cross_rank->keys, &r.cross_rank->within})
+        for (const auto& k : *list) {
+          bool named = false;
+          for (const auto& p : r.patterns)
+            if (p.find("(?P<" + k + ">") != std::string::npos) named = true;
+          if (!named)
+            rep.problems.push_back(
+                {r.origin, r.id,
+                 list == &r.cross_rank->keys ? "cross_rank.keys" : "cross_rank.within",
+                 "'" + k + "' is not a named capture of any pattern"});
+        }
     for (const auto& rel : r.related) {
       bool exists = false;
       for (const auto& o : raw)

@@ -319,7 +319,8 @@ void read_cross_rank(const json& j, Reader& r, analysis::Rule& rule) {
       cr.mismatch_category = r.str(*it, "mismatch_category", "cross_rank.mismatch_category", false);
       if (!cr.mismatch_category.empty() && !analysis::is_category(cr.mismatch_category))
         r.fail("cross_rank.mismatch_category", "'" + cr.mismatch_category + "' is not a category");
-      cr.within = r.str(*it, "within", "cross_rank.within", false);
+      // One capture ("pg") or several (["opcount", "nranks"]).
+      cr.within = r.strings(*it, "within", "cross_rank.within", false);
       rule.cross_rank = std::move(cr);
     }
   }
@@ -667,7 +668,11 @@ std::string rule_to_json(const analysis::Rule& r) {
   if (r.cross_rank) {
     json cr{{"keys", r.cross_rank->keys}};
     if (!r.cross_rank->mismatch_category.empty()) cr["mismatch_category"] = r.cross_rank->mismatch_category;
-    if (!r.cross_rank->within.empty()) cr["within"] = r.cross_rank->within;
+    const auto& within = r.cross_rank->within;
+    if (within.size() == 1)
+      cr["within"] = within.front();
+    else if (!within.empty())
+      cr["within"] = within;
     j["cross_rank"] = cr;
   }
   if (r.agree) {
