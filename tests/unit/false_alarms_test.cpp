@@ -29,6 +29,12 @@ constexpr const char* kStallWarning =
     "ranks are trying to submit different tensors or that only subset of ranks is submitting "
     "tensors, which will cause deadlock. \n";
 
+// RCCL's startup advice, printed on most AMD GPU nodes whatever their IOMMU does.
+constexpr const char* kIommuAdvice =
+    "mi300-node07:5521:5521 [0] /opt/rccl/hipify/src/init.cc:179 NCCL WARN Missing \"iommu=pt\" "
+    "from kernel command line which can lead to system instablity or hang!\n"
+    "mi300-node07:5521:5521 [0] NCCL INFO Bootstrap : Using eth0:10.1.2.3<0>\n";
+
 std::string rule_of_finding(const Analysis& a, std::size_t k) {
   return ff::test::builtin_catalog().rules()[a.events[a.findings.at(k)].rule].id;
 }
@@ -77,6 +83,7 @@ TEST_CASE("observations alone give no diagnosis", "[false-alarm]") {
        "localRank -1\n",
        nullptr},
       {"a Horovod stall warning of a job that went on", kStallWarning, "horovod-stall-warning"},
+      {"RCCL's advice to set iommu=pt", kIommuAdvice, nullptr},
   };
   for (const auto& c : cases) {
     INFO(c.what);
@@ -106,6 +113,19 @@ TEST_CASE("the same observations under a known failure are its hypotheses", "[fa
   auto stall = failed(kStallWarning, JobEnd::kHung);
   REQUIRE_FALSE(stall.diagnoses.empty());
   CHECK(stall.diagnoses.front().category == "straggler");
+  // RCCL's iommu advice in a job that hung with nothing else to show: peer-to-peer DMA under
+  // a translating IOMMU is the hypothesis.
+  auto iommu = failed(kIommuAdvice, JobEnd::kHung);
+  REQUIRE_FALSE(iommu.diagnoses.empty());
+  CHECK(iommu.diagnoses.front().category == "p2p");
+  // A peer-to-peer failure of its own on the same node leads instead.
+  auto ipc = failed(std::string(kIommuAdvice) +
+                        "mi300-node07:5521:5590 [0] /opt/rccl/hipify/src/transport/p2p.cc:220 "
+                        "NCCL WARN hipIpcGetMemHandle failed : invalid argument\n",
+                    JobEnd::kFailed);
+  REQUIRE_FALSE(ipc.diagnoses.empty());
+  CHECK(ipc.diagnoses.front().category == "p2p");
+  CHECK(ipc.events[ipc.diagnoses.front().initiating].line == 2);
 }
 
 TEST_CASE("an observation becomes the cause next to a failure it explains", "[false-alarm]") {
