@@ -91,7 +91,7 @@ TEST_CASE("sequence numbers are compared within one process group", "[diagnosis]
   Rule wd = make("wd", "straggler", Role::kSymptom, 0.5,
                  "\\[(?:PG (?P<pg>[^\\]]*?) )?Rank (?P<rank>\\d+)\\] Watchdog caught collective "
                  "operation timeout: WorkNCCL\\(SeqNum=(?P<seq>\\d+), OpType=(?P<op>\\w+)");
-  wd.cross_rank = CrossRank{{"op", "seq"}, "collective-mismatch", {"pg"}};
+  wd.cross_rank = CrossRank{{"op", "seq"}, "collective-mismatch", {"pg"}, "seq"};
   auto c = catalog({wd});
   auto line = [](std::string pg, int rank, int seq) {
     return "[" + (pg.empty() ? "" : "PG " + pg + " ") + "Rank " + std::to_string(rank) +
@@ -119,6 +119,15 @@ TEST_CASE("sequence numbers are compared within one process group", "[diagnosis]
   auto e = run(c, line("", 0, 12) + line("", 1, 11) + line("", 2, 12));
   REQUIRE_FALSE(e.diagnoses.empty());
   CHECK(e.diagnoses[0].category == "collective-mismatch");
+  // One position per rank without a group, but thousands apart: two groups' counters, which
+  // no rank of one group can be (its timed-out ranks wait at one position).
+  auto f = run(c, line("", 4, 20518) + line("", 1, 369526));
+  REQUIRE_FALSE(f.diagnoses.empty());
+  CHECK(f.diagnoses[0].category == "straggler");
+  // The same numbers under a named group are one group's: compared.
+  auto g = run(c, line("0", 4, 20518) + line("0", 1, 369526) + line("0", 2, 369526));
+  REQUIRE_FALSE(g.diagnoses.empty());
+  CHECK(g.diagnoses[0].category == "collective-mismatch");
 }
 
 TEST_CASE("an outlier without a category change still leads (fewest enqueued)", "[diagnosis]") {

@@ -83,11 +83,28 @@ struct CrossRankFinding {
   std::size_t participants = 0;
 };
 
+// Timed-out ranks of one process group wait at one position of its sequence of collectives,
+// or a step or two apart when one issued a collective the others did not (its later ones
+// then pair with the others' earlier ones). Positions further apart are different groups'
+// (PyTorch before 2.2 names no group): 20518 and 369526 are two groups' counters.
+constexpr double kSameSequenceSpread = 8;
+bool one_sequence(const std::vector<Event>& events, const std::vector<std::size_t>& members,
+                  const std::string& position) {
+  std::optional<double> lo, hi;
+  for (std::size_t i : members) {
+    auto v = numeric(events[i].capture(position));
+    if (!v) continue;
+    lo = lo ? std::min(*lo, *v) : *v;
+    hi = hi ? std::max(*hi, *v) : *v;
+  }
+  return !lo || *hi - *lo <= kSameSequenceSpread;
+}
+
 // Compares one rule's events across ranks on the rule's cross-rank keys, within one group
 // of lines (one process group). Most ranks are healthy; the outlier is the story.
 std::optional<CrossRankFinding> compare_group(const std::vector<Event>& events,
                                               const std::vector<std::size_t>& of_group,
-                                              const CrossRank& spec) {
+                                              const CrossRank& spec, bool group_known) {
   // First event per participant, in time order.
   std::vector<std::size_t> sorted = of_group;
   std::sort(sorted.begin(), sorted.end(),
@@ -100,6 +117,8 @@ std::optional<CrossRankFinding> compare_group(const std::vector<Event>& events,
     if (first.emplace(p, i).second) members.push_back(i);
   }
   if (members.size() < 2) return std::nullopt;
+  if (!group_known && !spec.position.empty() && !one_sequence(events, members, spec.position))
+    return std::nullopt;
   // One participant with two values in one group: its lines may come from several process
   // groups, whose sequence numbers are unrelated (old PyTorch prints no group), or from two
   // communicators at the same position (NCCL's opCount counts per communicator, and a
@@ -172,7 +191,9 @@ std::optional<CrossRankFinding> compare_across_ranks(const std::vector<Event>& e
   }
   std::optional<CrossRankFinding> best;
   for (const auto& [group, lines] : groups) {
-    auto f = compare_group(events, lines, spec);
+    const bool named =
+        std::any_of(group.begin(), group.end(), [](std::string_view v) { return !v.empty(); });
+    auto f = compare_group(events, lines, spec, named);
     if (f && (!best || f->participants > best->participants)) best = f;
   }
   return best;

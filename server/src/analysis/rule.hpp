@@ -88,10 +88,15 @@ struct Related {
 // and communicator size: one call of one communicator). A participant showing two values
 // of a key in one group makes that key unreadable there. A rule of role `context` with
 // `mismatch_category` says nothing alone: only a mismatch makes its compared lines evidence.
+// `position` names the key that is a line's place in its group's sequence of collectives
+// (PyTorch's SeqNum). Timed-out ranks of one group wait at one position, or one apart when a
+// rank issued a collective the others did not; with no group named, positions further
+// apart than a few are of different groups, and the lines are not compared.
 struct CrossRank {
   std::vector<std::string> keys;
   std::string mismatch_category;
   std::vector<std::string> within;
+  std::string position;
 };
 
 // A value every line of this rule must agree on across the whole job (the NCCL release each

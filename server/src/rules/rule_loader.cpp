@@ -321,6 +321,10 @@ void read_cross_rank(const json& j, Reader& r, analysis::Rule& rule) {
         r.fail("cross_rank.mismatch_category", "'" + cr.mismatch_category + "' is not a category");
       // One capture ("pg") or several (["opcount", "nranks"]).
       cr.within = r.strings(*it, "within", "cross_rank.within", false);
+      cr.position = r.str(*it, "position", "cross_rank.position", false);
+      if (!cr.position.empty() &&
+          std::find(cr.keys.begin(), cr.keys.end(), cr.position) == cr.keys.end())
+        r.fail("cross_rank.position", "'" + cr.position + "' is not one of cross_rank.keys");
       rule.cross_rank = std::move(cr);
     }
   }
@@ -668,6 +672,7 @@ std::string rule_to_json(const analysis::Rule& r) {
   if (r.cross_rank) {
     json cr{{"keys", r.cross_rank->keys}};
     if (!r.cross_rank->mismatch_category.empty()) cr["mismatch_category"] = r.cross_rank->mismatch_category;
+    if (!r.cross_rank->position.empty()) cr["position"] = r.cross_rank->position;
     const auto& within = r.cross_rank->within;
     if (within.size() == 1)
       cr["within"] = within.front();
