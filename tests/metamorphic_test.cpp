@@ -3,7 +3,7 @@
 // ff_corpus_test gives it), then after each transformation below, which launchers, log
 // collectors, terminals and forums apply to real logs; the top diagnosis's category and
 // initiating line must stay the same. The transformations are written from the tools' own
-// output formats (srun --label, mpirun --tag-output, kubectl logs --timestamps, docker
+// output formats (srun --label, mpirun --tag-output, horovodrun, kubectl logs --timestamps, docker
 // compose, journald), not from anything firstfault reads.
 //
 //   ff_metamorphic_test [--only NAME] [--min F] [--healthy-run LOG] [--healthy] CORPUS_DIR
@@ -139,6 +139,18 @@ std::vector<Named> transformations(const std::vector<std::string>& healthy) {
                  return join(lines);
                },
                "\\[1,\\d+\\]<stderr>:"});
+  // horovodrun's own tag (horovod/runner/common/util/safe_shell_exec.py:
+  // "{time}[{rank}]<{stream}>:" with time.asctime() under --prefix-output-with-timestamp).
+  t.push_back({"horovodrun --prefix-output-with-timestamp",
+               [](const std::string& text) {
+                 auto lines = split_lines(text);
+                 auto labels = task_labels(lines);
+                 for (std::size_t i = 0; i < lines.size(); ++i)
+                   lines[i] = "Tue Jun  1 12:25:59 2021[" + std::to_string(labels[i]) +
+                              "]<stderr>:" + lines[i];
+                 return join(lines);
+               },
+               "Tue Jun  1 12:25:59 2021\\[\\d+\\]<stderr>:"});
   t.push_back({"kubectl logs --timestamps",
                [](const std::string& text) {
                  auto lines = split_lines(text);

@@ -45,7 +45,9 @@ enum Kind : unsigned {
 constexpr const char* kPatterns[kKinds] = {
     R"(^\(([\w.]+) pid=(\d+)(?:, ip=([\d.]+))?\) ?)",
     R"(^\[(?:rank|default)(\d+)\]: ?)",
-    R"(^\[\d+,(\d+)\]<(?:stdout|stderr|stddiag)>: ?)",
+    // mpirun --tag-output "[1,3]<stderr>:"; horovodrun's "[3]<stderr>:", after time.asctime()
+    // with --prefix-output-with-timestamp ("Tue Jun 15 12:25:59 2021[3]<stderr>:").
+    R"(^(?:[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})?\[(?:\d+,)?(\d+)\]<(?:stdout|stderr|stddiag)>: ?)",
     R"(^ *(\d{1,6}): )",
     // glog and c10 C++ LOG lines: "E1203 10:11:12.123456 1234 file.cc:12]" or, without the
     // thread id, "[E1003 18:37:01.832146912 ProcessGroupNCCL.cpp:607]". The month-day
@@ -146,11 +148,12 @@ const Prefixes& prefixes() {
 const RE2& carrier_prefix() {
   static const RE2 re(
       R"(^(?:)"
-      R"( {0,3}>+ ?)"                                  // Markdown quote
-      R"(| *\d{1,6}: )"                                // srun --label
-      R"(|\[\d+,\d+\]<(?:stdout|stderr|stddiag)>: ?)"  // mpirun --tag-output
-      R"(|\[(?:rank|default)\d+\]: ?)"                 // torchrun --tee / log prefix
-      R"(|\((?:[\w.]+ )?pid=\d+(?:, ip=[\d.]+)?\) ?)"  // Ray
+      R"( {0,3}>+ ?)"                                                      // Markdown quote
+      R"(| *\d{1,6}: )"                                                    // srun --label
+      R"(|(?:[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})?)"  // horovodrun time
+      R"(\[\d+(?:,\d+)?\]<(?:stdout|stderr|stddiag)>: ?)"  // mpirun --tag-output, horovodrun
+      R"(|\[(?:rank|default)\d+\]: ?)"                     // torchrun --tee / log prefix
+      R"(|\((?:[\w.]+ )?pid=\d+(?:, ip=[\d.]+)?\) ?)"      // Ray
       R"(|\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? )"  // ISO
       R"(|[\w.-]+[-_]\d+ +\| )"                                                  // docker compose
       R"(|[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \S+ [\w./@-]+(?:\[\d+\])?: ))",  // journald
