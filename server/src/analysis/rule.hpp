@@ -109,14 +109,17 @@ struct CrossRank {
 // may hold (a global rank), out of as many as the `of` capture says (the world size). Two
 // members claiming one value is the cause, but only when it cannot be a second round of the
 // same claims (a restarted job announces every rank again): the repeated claim comes before
-// some other value's first, and fewer values than members were claimed in all.
+// some other value's first, and fewer values than members were claimed in all. Without
+// `of`, the `within` captures name one round themselves (a communicator's id and a host: the
+// GPU each rank of one communicator claims on its host): a value claimed there by two
+// participants is the cause, led by the second claim.
 struct Agreement {
   std::string value;
-  std::string within;
+  std::vector<std::string> within;
   std::string category;
   double weight = 0.8;
   bool distinct = false;
-  std::string of;  // distinct: the capture holding how many members claim values
+  std::string of;  // distinct: the capture holding how many members claim values, or none
 };
 
 // What a failure of this signature means for the job and the node, where the category's

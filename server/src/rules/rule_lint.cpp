@@ -68,6 +68,20 @@ LintReport lint(const std::vector<analysis::Rule>& raw, std::vector<RuleProblem>
             {r.origin, r.id, "decode",
              "an exit-status rule captures 'signal', 'returncode' or 'exitcode'"});
     }
+    if (r.agree) {
+      std::vector<std::pair<std::string, std::string>> named{{"value", r.agree->value}};
+      if (!r.agree->of.empty()) named.push_back({"of", r.agree->of});
+      for (const auto& w : r.agree->within) named.push_back({"within", w});
+      const std::string field = r.agree->distinct ? "unique" : "agree";
+      for (const auto& [what, capture] : named) {
+        bool found = false;
+        for (const auto& p : r.patterns)
+          if (p.find("(?P<" + capture + ">") != std::string::npos) found = true;
+        if (!found)
+          rep.problems.push_back({r.origin, r.id, field + "." + what,
+                                  "'" + capture + "' is not a named capture of any pattern"});
+      }
+    }
     if (r.cross_rank)
       for (const auto* list : {&r.cross_rank->keys, &r.cross_rank->within})
         for (const auto& k : *list) {
