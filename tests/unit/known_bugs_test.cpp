@@ -36,7 +36,7 @@ Catalog bug_catalog() {
   Rule banner = make("banner", "none", Role::kContext, 0.1,
                      R"(NCCL version (?P<version>\d+\.\d+\.\d+)(?:\+cuda(?P<cuda>[\d.]+))?)");
   banner.benign = true;
-  banner.agree = Agreement{"version", {}, "version", 0.8};
+  banner.agree = Agreement{"version", "", "version", 0.8};
   banner.known_bugs = {bug("crash-bug", "2.20.3", "2.20.5", {"process-crash"}),
                        bug("hang-bug", "2.19.1", "2.20.3", {"straggler"})};
   return catalog({banner, make("err", "process-crash", Role::kFallback, 0.2, "ERROR"),

@@ -207,57 +207,17 @@ struct Disagreement {
   std::string reason;
 };
 
-// The values of a line's `within` captures, as one key (empty: the whole job is one group).
-std::string group_of(const Event& e, const std::vector<std::string>& within) {
-  std::string key;
-  for (const auto& capture : within) {
-    key += e.capture(capture);
-    key += '\x1f';
-  }
-  return key;
-}
-
-// A `unique` value without `of`: within one round (the `within` captures), a value claimed by
-// two participants. The lead is the second participant's claim.
-std::optional<Disagreement> find_shared_claim(const std::vector<Event>& events,
-                                              const std::vector<std::size_t>& of_rule,
-                                              const Agreement& spec) {
-  std::map<std::string, std::vector<std::size_t>> groups;
-  for (std::size_t i : of_rule)
-    if (!events[i].capture(spec.value).empty())
-      groups[group_of(events[i], spec.within)].push_back(i);
-  for (auto& [key, claims] : groups) {
-    std::sort(claims.begin(), claims.end(),
-              [&](std::size_t a, std::size_t b) { return happened_before(events[a], events[b]); });
-    std::map<std::string_view, std::size_t> first;  // value -> its first claim
-    for (std::size_t i : claims) {
-      auto [it, fresh] = first.emplace(events[i].capture(spec.value), i);
-      const std::string who = participant(events[i]), before = participant(events[it->second]);
-      if (fresh || who.empty() || who == before) continue;
-      Disagreement d{i, {it->second, i}, ""};
-      d.reason = spec.value + " " + std::string(it->first) + " is claimed by " + before +
-                 " (line " + std::to_string(events[it->second].line + 1) + ") and by " + who +
-                 " (line " + std::to_string(events[i].line + 1) + ") in one " +
-                 (spec.within.empty() ? std::string("job") : spec.within.front()) +
-                 ": only one may hold it";
-      return d;
-    }
-  }
-  return std::nullopt;
-}
-
 // A `unique` value (Agreement::distinct) claimed twice in one round of claims: the lead is
 // the repeated claim, the lines every claim of the group.
 std::optional<Disagreement> find_duplicate_claim(const std::vector<Event>& events,
                                                  const std::vector<std::size_t>& of_rule,
                                                  const Agreement& spec) {
-  if (spec.of.empty()) return find_shared_claim(events, of_rule, spec);
-  // Per group (the `within` captures and the member count), the claims in the order written.
+  // Per group (the `within` capture and the member count), the claims in the order written.
   std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> groups;
   for (std::size_t i : of_rule) {
     if (events[i].capture(spec.value).empty() || events[i].capture(spec.of).empty()) continue;
-    groups[{group_of(events[i], spec.within), std::string(events[i].capture(spec.of))}].push_back(
-        i);
+    groups[{std::string(events[i].capture(spec.within)), std::string(events[i].capture(spec.of))}]
+        .push_back(i);
   }
   for (auto& [key, claims] : groups) {
     std::sort(claims.begin(), claims.end(),
@@ -295,7 +255,7 @@ std::optional<Disagreement> find_disagreement(const std::vector<Event>& events,
   for (std::size_t i : of_rule) {
     auto v = events[i].capture(spec.value);
     if (v.empty()) continue;
-    auto& values = groups[group_of(events[i], spec.within)];
+    auto& values = groups[std::string(events[i].capture(spec.within))];
     auto it =
         std::find_if(values.begin(), values.end(), [&](const auto& e) { return e.first == v; });
     if (it == values.end())
@@ -313,10 +273,7 @@ std::optional<Disagreement> find_disagreement(const std::vector<Event>& events,
       if (&v != rare) others += (others.empty() ? "" : ", ") + v.first;
     Disagreement d{rare->second.front(), {}, ""};
     for (const auto& v : values) d.lines.insert(d.lines.end(), v.second.begin(), v.second.end());
-    std::string label = within;  // the group's values, readable
-    std::replace(label.begin(), label.end(), '\x1f', ' ');
-    while (!label.empty() && label.back() == ' ') label.pop_back();
-    d.reason = (label.empty() ? std::string() : label + ": ") + rare->first + " here, " + others +
+    d.reason = (within.empty() ? std::string() : within + ": ") + rare->first + " here, " + others +
                " elsewhere in the job; they must be the same everywhere";
     return d;
   }

@@ -109,17 +109,14 @@ struct CrossRank {
 // may hold (a global rank), out of as many as the `of` capture says (the world size). Two
 // members claiming one value is the cause, but only when it cannot be a second round of the
 // same claims (a restarted job announces every rank again): the repeated claim comes before
-// some other value's first, and fewer values than members were claimed in all. Without
-// `of`, the `within` captures name one round themselves (a communicator's id and a host: the
-// GPU each rank of one communicator claims on its host): a value claimed there by two
-// participants is the cause, led by the second claim.
+// some other value's first, and fewer values than members were claimed in all.
 struct Agreement {
   std::string value;
-  std::vector<std::string> within;
+  std::string within;
   std::string category;
   double weight = 0.8;
   bool distinct = false;
-  std::string of;  // distinct: the capture holding how many members claim values, or none
+  std::string of;  // distinct: the capture holding how many members claim values
 };
 
 // What a failure of this signature means for the job and the node, where the category's

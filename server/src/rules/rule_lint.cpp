@@ -71,7 +71,7 @@ LintReport lint(const std::vector<analysis::Rule>& raw, std::vector<RuleProblem>
     if (r.agree) {
       std::vector<std::pair<std::string, std::string>> named{{"value", r.agree->value}};
       if (!r.agree->of.empty()) named.push_back({"of", r.agree->of});
-      for (const auto& w : r.agree->within) named.push_back({"within", w});
+      if (!r.agree->within.empty()) named.push_back({"within", r.agree->within});
       const std::string field = r.agree->distinct ? "unique" : "agree";
       for (const auto& [what, capture] : named) {
         bool found = false;

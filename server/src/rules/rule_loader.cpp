@@ -339,7 +339,7 @@ void read_agreement(const json& j, Reader& r, analysis::Rule& rule) {
     const std::string k = key;
     const bool distinct = k == "unique";
     if (!it->is_object()) {
-      r.fail(k, distinct ? "must be an object with 'value', 'of' or 'within', and 'category'"
+      r.fail(k, distinct ? "must be an object with 'value', 'of' and 'category'"
                          : "must be an object with 'value' and 'category'");
       continue;
     }
@@ -350,11 +350,9 @@ void read_agreement(const json& j, Reader& r, analysis::Rule& rule) {
     analysis::Agreement ag;
     ag.distinct = distinct;
     ag.value = r.str(*it, "value", k + ".value", true);
-    ag.within = r.strings(*it, "within", k + ".within", false);
+    ag.within = r.str(*it, "within", k + ".within", false);
     ag.category = r.str(*it, "category", k + ".category", true);
-    if (distinct) ag.of = r.str(*it, "of", k + ".of", false);
-    if (distinct && ag.of.empty() && ag.within.empty())
-      r.fail(k, "needs 'of' (how many members claim values) or 'within' (what one round is)");
+    if (distinct) ag.of = r.str(*it, "of", k + ".of", true);
     if (!ag.category.empty() && !analysis::is_category(ag.category))
       r.fail(k + ".category", "'" + ag.category + "' is not a category");
     if (auto w = it->find("weight"); w != it->end()) {
@@ -685,12 +683,8 @@ std::string rule_to_json(const analysis::Rule& r) {
   if (r.agree) {
     json ag{
         {"value", r.agree->value}, {"category", r.agree->category}, {"weight", r.agree->weight}};
-    const auto& within = r.agree->within;
-    if (within.size() == 1)
-      ag["within"] = within.front();
-    else if (!within.empty())
-      ag["within"] = within;
-    if (r.agree->distinct && !r.agree->of.empty()) ag["of"] = r.agree->of;
+    if (!r.agree->within.empty()) ag["within"] = r.agree->within;
+    if (r.agree->distinct) ag["of"] = r.agree->of;
     j[r.agree->distinct ? "unique" : "agree"] = ag;
   }
   if (!r.explains.empty()) j["explains"] = r.explains;
