@@ -1,8 +1,8 @@
 // libFuzzer: the log model and the whole analysis (built-in catalog). The input is split at
 // the first "\x00\x01" into two files of one job, so cross-file correlation is exercised too.
 // It is analysed twice: as a log alone, and as the log of a job known to have hung, which
-// reads what only a known failure reads (setup steps, progress counters compared across
-// ranks: analysis/progress.hpp).
+// reads what only a known failure reads (setup steps, progress counters and stack dumps
+// compared across ranks: analysis/progress.hpp, analysis/stacks.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <span>

@@ -1,8 +1,8 @@
 #include "analysis/analyze.hpp"
 
 #include "analysis/paste.hpp"
-#include "analysis/progress.hpp"
 #include "analysis/scan.hpp"
+#include "analysis/stacks.hpp"
 
 namespace ff::analysis {
 
@@ -25,8 +25,8 @@ Analysis analyze(const Catalog& catalog, std::span<const LogInput> inputs,
     files.push_back({inputs[i].name, one.lines, inputs[i].text.size()});
     append_scan(state, std::move(one), 0);
   }
-  // A job known to have failed: where each rank's progress stopped (progress.hpp).
-  if (outcome.known_failure()) compare_progress(catalog, scanned, state);
+  // A job known to have failed: where each rank's progress and stack stopped (stacks.hpp).
+  if (outcome.known_failure()) compare_stopped_processes(catalog, scanned, state);
   return diagnose(catalog, std::move(files), std::move(state), outcome);
 }
 

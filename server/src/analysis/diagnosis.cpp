@@ -526,6 +526,12 @@ std::vector<Reading> read_events(const Catalog& catalog, const std::vector<Event
                           " steps apart, the ranks did not issue the same collectives";
       }
     }
+    // A dumped stack outside every collective while others wait in one (stacks.hpp).
+    if (r.decode == Decode::kStack && !e.capture("waiting").empty())
+      reading.meaning =
+          "is outside every collective (innermost frame: " + std::string(e.capture("innermost")) +
+          ") while " + std::string(e.capture("waiting")) +
+          " dumped processes wait in one: they wait for it";
     // The NCCL source file the line names gives the category of a `nccl-source` rule, and of
     // a cause whose rule knows only a generic word: an NCCL WARN from include/shm.h that a
     // posix_fallocate failed is a shared-memory failure, whatever category the rule that

@@ -51,7 +51,20 @@ inline const char* role_name(Role r) {
 //                stopped behind is the rule's one event; ranks two or more steps apart
 //                issued different collectives: category collective-mismatch. Role finding
 //                with only_under_failure only.
-enum class Decode { kNone, kExitStatus, kNcclSource, kFrame, kProgress };
+//   kStack:      the line is a frame of a stack dump that waits in a collective (py-spy's
+//                "    all_reduce (torch/distributed/distributed_c10d.py:2501)"); the scan
+//                makes no events of it. When the job is known to have failed, the dumped
+//                main-thread stacks are compared (stacks.hpp): the first one outside every
+//                collective, while more wait in one, is the rule's one event. Role finding
+//                with only_under_failure only.
+enum class Decode { kNone, kExitStatus, kNcclSource, kFrame, kProgress, kStack };
+
+// Whether the rule's lines are read after the scan, by their own module (progress.hpp,
+// stacks.hpp), never by the scan: a training loop prints a counter on every step, a dump
+// a frame per line.
+inline bool read_after_scan(Decode d) {
+  return d == Decode::kProgress || d == Decode::kStack;
+}
 
 struct Check {
   std::string text;

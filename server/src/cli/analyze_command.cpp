@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "analysis/analyze.hpp"
-#include "analysis/progress.hpp"
+#include "analysis/stacks.hpp"
 #include "cli/commands.hpp"
 #include "cli/evidence_inputs.hpp"
 #include "cli/input_files.hpp"
@@ -344,9 +344,10 @@ int run_analyze(const std::vector<std::string>& args) {
     return kExitOk;
   }
   std::vector<std::string_view> job_texts = std::move(job.texts);
-  // A job known to have failed: where each rank's progress stopped (analysis/progress.hpp).
+  // A job known to have failed: where each rank's progress and stack stopped
+  // (analysis/stacks.hpp).
   if (rq.outcome.known_failure())
-    analysis::compare_progress(loaded.catalog, job.scanned, job.state);
+    analysis::compare_stopped_processes(loaded.catalog, job.scanned, job.state);
   auto result =
       analysis::diagnose(loaded.catalog, std::move(job.files), std::move(job.state), rq.outcome);
   const bool mask = vm.count("mask") > 0;

@@ -87,6 +87,10 @@ std::string catalog_markdown(const std::vector<analysis::Rule>& rules) {
       if (r->decode == analysis::Decode::kExitStatus) o << " Decodes the exit status.";
       if (r->decode == analysis::Decode::kNcclSource)
         o << " The category follows the NCCL source file the line names.";
+      if (r->decode == analysis::Decode::kStack)
+        o << " A frame of a wait in a collective: when the job is known to have failed, the "
+             "main-thread stacks of a dump are compared; the first stack outside every "
+             "collective, while more wait in one, is the process they wait for.";
       if (r->decode == analysis::Decode::kProgress)
         o << " A progress counter: when the job is known to have failed, each rank's last such "
              "line is compared with the others'; ranks two or more steps apart are "

@@ -23,7 +23,7 @@ std::vector<ExampleResult> run_examples(const analysis::Catalog& catalog) {
       std::set<std::size_t> s;
       for (const auto& h : hits) s.insert(h.rule);
       // A progress counter is read after the scan, by its own patterns (Catalog::matches).
-      if (r.decode == analysis::Decode::kProgress && catalog.matches(ri, line)) s.insert(ri);
+      if (analysis::read_after_scan(r.decode) && catalog.matches(ri, line)) s.insert(ri);
       return s;
     };
     for (const auto& ex : r.examples_match) {
@@ -136,8 +136,7 @@ LintReport lint(const std::vector<analysis::Rule>& raw, std::vector<RuleProblem>
   auto strength = [&](std::size_t i) { return analysis::line_precedence(rules[i]); };
   for (std::size_t ri = 0; ri < rules.size(); ++ri) {
     // A progress counter makes no event of a line the scan reads: nothing shadows it.
-    if (rules[ri].examples_match.empty() || rules[ri].decode == analysis::Decode::kProgress)
-      continue;
+    if (rules[ri].examples_match.empty() || analysis::read_after_scan(rules[ri].decode)) continue;
     std::map<std::size_t, std::size_t> beaten_by;
     for (const auto& ex : rules[ri].examples_match) {
       hits.clear();

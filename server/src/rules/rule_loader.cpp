@@ -405,13 +405,15 @@ void read_explains_and_decode(const json& j, Reader& r, analysis::Rule& rule) {
     rule.decode = analysis::Decode::kFrame;
   else if (decode == "progress")
     rule.decode = analysis::Decode::kProgress;
+  else if (decode == "stack")
+    rule.decode = analysis::Decode::kStack;
   else if (!decode.empty())
-    r.fail("decode", "must be 'exit-status', 'nccl-source', 'frame' or 'progress'");
-  if (rule.decode == analysis::Decode::kProgress &&
+    r.fail("decode", "must be 'exit-status', 'nccl-source', 'frame', 'progress' or 'stack'");
+  if (analysis::read_after_scan(rule.decode) &&
       (rule.role != analysis::Role::kFinding || !rule.only_under_failure))
     r.fail("decode",
-           "a progress rule has role 'finding' and only_under_failure: a counter is compared "
-           "across ranks only when the job is known to have failed");
+           "a progress or stack rule has role 'finding' and only_under_failure: counters and "
+           "stacks are compared across ranks only when the job is known to have failed");
   if (rule.decode == analysis::Decode::kFrame &&
       (rule.role != analysis::Role::kContext || rule.benign))
     r.fail("decode",
@@ -704,6 +706,7 @@ std::string rule_to_json(const analysis::Rule& r) {
   if (r.decode == analysis::Decode::kExitStatus) j["decode"] = "exit-status";
   if (r.decode == analysis::Decode::kNcclSource) j["decode"] = "nccl-source";
   if (r.decode == analysis::Decode::kProgress) j["decode"] = "progress";
+  if (r.decode == analysis::Decode::kStack) j["decode"] = "stack";
   if (r.decode == analysis::Decode::kFrame) j["decode"] = "frame";
   if (!r.sources.empty()) j["sources"] = r.sources;
   if (!r.verdict.empty()) {
