@@ -140,8 +140,9 @@ TEST_CASE("every line a shipped pattern matches is a candidate of the prefilter"
   std::vector<std::unique_ptr<RE2>> res;
   std::vector<std::string> pats;
   for (const auto& r : loaded.catalog.rules()) {
-    // A progress counter is read after the scan, never by it (analysis/progress.hpp).
-    if (r.decode != ff::analysis::Decode::kProgress)
+    // A progress counter or a stack frame is read after the scan, never by it
+    // (analysis/progress.hpp, analysis/stacks.hpp).
+    if (!ff::analysis::read_after_scan(r.decode))
       for (const auto& p : r.patterns) pats.push_back(p);
     for (const auto& c : r.checks)
       for (const auto& e : c.evidence) pats.push_back(e);
