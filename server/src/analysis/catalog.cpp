@@ -191,6 +191,13 @@ const Rule* Catalog::find(std::string_view id) const {
   return nullptr;
 }
 
+std::vector<std::size_t> Catalog::rules_decoding(Decode decode) const {
+  std::vector<std::size_t> out;
+  for (std::size_t r = 0; r < rules_.size(); ++r)
+    if (rules_[r].decode == decode) out.push_back(r);
+  return out;
+}
+
 bool Catalog::matches(std::size_t rule, std::string_view line) const {
   if (rule >= impl_->first_pattern.size()) return false;
   re2::StringPiece text(line.data(), line.size());

@@ -69,6 +69,9 @@ class Catalog {
   // rules read outside the scan (progress counters, progress.hpp), which match() and the
   // prefilter leave out.
   bool matches(std::size_t rule, std::string_view line) const;
+  // The rules read outside the scan in the way `decode` says (progress counters, stack
+  // frames), in catalog order.
+  std::vector<std::size_t> rules_decoding(Decode decode) const;
 
   // Appends the hits of one line (already stripped of escape sequences) to `out`, and the
   // (rule, check) pairs whose evidence patterns the line satisfies to `checks`. Rule

@@ -168,9 +168,7 @@ void for_candidate_lines(std::string_view text, Prefilter::Session* session, Vis
 void compare_progress(const Catalog& catalog, std::span<const std::string_view> texts,
                       ScanState& state) {
   const auto& rules = catalog.rules();
-  std::vector<std::size_t> counters;
-  for (std::size_t r = 0; r < rules.size(); ++r)
-    if (rules[r].decode == Decode::kProgress) counters.push_back(r);
+  const std::vector<std::size_t> counters = catalog.rules_decoding(Decode::kProgress);
   if (counters.empty()) return;
 
   std::map<std::string, Template> templates;
@@ -254,12 +252,7 @@ void compare_progress(const Catalog& catalog, std::span<const std::string_view> 
                  {"ahead", std::to_string(best->ahead)},
                  {"gap", std::to_string(best->ahead - best->value)},
                  {"writers", std::to_string(best->writers)}};
-  // In (input, line) order among the scan's events.
-  auto at = std::find_if(state.events.begin(), state.events.end(), [&](const Event& e) {
-    return e.file > ev.file || (e.file == ev.file && e.line > ev.line);
-  });
-  state.events.insert(at, std::move(ev));
-  if (s.rule < state.rule_hits.size()) ++state.rule_hits[s.rule];
+  state.insert_after_scan(std::move(ev));
 }
 
 }  // namespace ff::analysis

@@ -64,6 +64,15 @@ void ScanState::truncate(std::size_t file, std::size_t line) {
                events.end());
 }
 
+void ScanState::insert_after_scan(Event ev) {
+  auto at = std::find_if(events.begin(), events.end(), [&](const Event& e) {
+    return e.file > ev.file || (e.file == ev.file && e.line > ev.line);
+  });
+  const std::size_t rule = ev.rule;
+  events.insert(at, std::move(ev));
+  if (rule < rule_hits.size()) ++rule_hits[rule];
+}
+
 namespace {
 
 // The exact path for one line: strip escapes if any, match the whole catalog, keep the

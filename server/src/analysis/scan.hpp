@@ -64,6 +64,9 @@ struct ScanState {
   void reset(const Catalog& catalog);
   // Drops events at or after `line` of `file` (used when a document changes from there).
   void truncate(std::size_t file, std::size_t line);
+  // Adds an event read after the scan (progress.hpp, stacks.hpp) in (input, line) order
+  // among the scan's events, and counts it as a hit of its rule.
+  void insert_after_scan(Event ev);
 };
 
 // With the strategy "auto", an input goes through the catalog's whole-buffer prefilter when

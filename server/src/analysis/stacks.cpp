@@ -100,12 +100,12 @@ class StackReader {
       if (auto name = thread_header(line)) {
         close();
         open(file, span, line, /*header=*/true);
-        current_->main = name->empty() || *name == "MainThread";
+        current_.main = name->empty() || *name == "MainThread";
         continue;
       }
       if (!frame_line(line)) {
         // Lines more indented than the frames under a frame are py-spy's locals.
-        if (current_ && current_->frames > 0 && indent_of(line) > current_->indent &&
+        if (open_ && current_.frames > 0 && indent_of(line) > current_.indent &&
             indent_of(line) < line.size())
           continue;
         close();
@@ -113,9 +113,9 @@ class StackReader {
       }
       const std::size_t indent = indent_of(line);
       // Without headers, a frame less indented than the one before starts another stack.
-      if (!current_ || (current_->frames > 0 && indent < current_->indent && !header_))
+      if (!open_ || (current_.frames > 0 && indent < current_.indent && !header_))
         close(), open(file, span, line, /*header=*/false);
-      Stack& s = *current_;
+      Stack& s = current_;
       if (s.frames == 0) {
         s.innermost = std::string(trim_right(line.substr(indent)));
         if (!header_) s.line = span.number, s.offset = span.begin, s.length = span.text.size();
@@ -132,33 +132,31 @@ class StackReader {
  private:
   void open(std::size_t file, const LineSpan& span, std::string_view, bool header) {
     current_ = Stack{};
-    current_->file = file;
-    current_->line = span.number;
-    current_->offset = span.begin;
-    current_->length = span.text.size();
+    current_.file = file;
+    current_.line = span.number;
+    current_.offset = span.begin;
+    current_.length = span.text.size();
+    open_ = true;
     header_ = header;
   }
   void close() {
-    if (current_ && current_->frames > 0 && current_->main) stacks_.push_back(*current_);
-    current_.reset();
-    header_ = false;
+    if (open_ && current_.frames > 0 && current_.main) stacks_.push_back(current_);
+    open_ = header_ = false;
   }
 
   const Catalog& catalog_;
   const std::vector<std::size_t>& waits_;
   std::vector<Stack> stacks_;
-  std::optional<Stack> current_;
-  bool header_ = false;
+  Stack current_;
+  bool open_ = false;    // current_ is a stack being read
+  bool header_ = false;  // it began at a thread header
 };
 
 }  // namespace
 
 void compare_stacks(const Catalog& catalog, std::span<const std::string_view> texts,
                     ScanState& state) {
-  const auto& rules = catalog.rules();
-  std::vector<std::size_t> waits;
-  for (std::size_t r = 0; r < rules.size(); ++r)
-    if (rules[r].decode == Decode::kStack) waits.push_back(r);
+  const std::vector<std::size_t> waits = catalog.rules_decoding(Decode::kStack);
   if (waits.empty()) return;
   StackReader reader(catalog, waits);
   for (std::size_t file = 0; file < texts.size(); ++file) {
@@ -192,11 +190,7 @@ void compare_stacks(const Catalog& catalog, std::span<const std::string_view> te
   ev.captures = {{"waiting", std::to_string(waiting)},
                  {"outside", std::to_string(outside)},
                  {"innermost", s.innermost.substr(0, 200)}};
-  auto at = std::find_if(state.events.begin(), state.events.end(), [&](const Event& e) {
-    return e.file > ev.file || (e.file == ev.file && e.line > ev.line);
-  });
-  state.events.insert(at, std::move(ev));
-  if (waits.front() < state.rule_hits.size()) ++state.rule_hits[waits.front()];
+  state.insert_after_scan(std::move(ev));
 }
 
 void compare_stopped_processes(const Catalog& catalog, std::span<const std::string_view> texts,

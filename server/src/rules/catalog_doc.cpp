@@ -10,6 +10,28 @@ namespace ff::rules {
 
 namespace {
 
+// What the catalog says of a rule whose lines are read in a particular way.
+const char* decode_note(analysis::Decode decode) {
+  switch (decode) {
+    case analysis::Decode::kExitStatus:
+      return " Decodes the exit status.";
+    case analysis::Decode::kNcclSource:
+      return " The category follows the NCCL source file the line names.";
+    case analysis::Decode::kStack:
+      return " A frame of a wait in a collective: when the job is known to have failed, the "
+             "main-thread stacks of a dump are compared; the first stack outside every "
+             "collective, while more wait in one, is the process they wait for.";
+    case analysis::Decode::kProgress:
+      return " A progress counter: when the job is known to have failed, each rank's last such "
+             "line is compared with the others'; ranks two or more steps apart are "
+             "collective-mismatch.";
+    case analysis::Decode::kNone:
+    case analysis::Decode::kFrame:
+      break;
+  }
+  return "";
+}
+
 std::string code(const std::string& s) {
   // Markdown inline code that survives backticks in log lines.
   std::string fence = s.find('`') == std::string::npos ? "`" : "``";
@@ -84,17 +106,7 @@ std::string catalog_markdown(const std::vector<analysis::Rule>& rules) {
           o << (i ? ", " : " ") << r->explains[i];
         o << ".";
       }
-      if (r->decode == analysis::Decode::kExitStatus) o << " Decodes the exit status.";
-      if (r->decode == analysis::Decode::kNcclSource)
-        o << " The category follows the NCCL source file the line names.";
-      if (r->decode == analysis::Decode::kStack)
-        o << " A frame of a wait in a collective: when the job is known to have failed, the "
-             "main-thread stacks of a dump are compared; the first stack outside every "
-             "collective, while more wait in one, is the process they wait for.";
-      if (r->decode == analysis::Decode::kProgress)
-        o << " A progress counter: when the job is known to have failed, each rank's last such "
-             "line is compared with the others'; ranks two or more steps apart are "
-             "collective-mismatch.";
+      o << decode_note(r->decode);
       if (!r->words.empty()) {
         o << " Otherwise the category its words name:";
         for (std::size_t i = 0; i < r->words.size(); ++i)
