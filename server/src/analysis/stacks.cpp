@@ -14,6 +14,9 @@ namespace ff::analysis {
 
 namespace {
 
+// The most of a stack's innermost frame kept (a hostile line may be megabytes long).
+constexpr std::size_t kMaxInnermost = 200;
+
 // One thread's stack as py-spy prints it: the header (when the paste kept it) and the frames.
 struct Stack {
   std::size_t file = 0;
@@ -117,7 +120,7 @@ class StackReader {
         close(), open(file, span, line, /*header=*/false);
       Stack& s = current_;
       if (s.frames == 0) {
-        s.innermost = std::string(trim_right(line.substr(indent)));
+        s.innermost = std::string(trim_right(line.substr(indent)).substr(0, kMaxInnermost));
         if (!header_) s.line = span.number, s.offset = span.begin, s.length = span.text.size();
       }
       ++s.frames;
@@ -189,7 +192,7 @@ void compare_stacks(const Catalog& catalog, std::span<const std::string_view> te
   ev.match_end = s.length;
   ev.captures = {{"waiting", std::to_string(waiting)},
                  {"outside", std::to_string(outside)},
-                 {"innermost", s.innermost.substr(0, 200)}};
+                 {"innermost", s.innermost}};
   state.insert_after_scan(std::move(ev));
 }
 
