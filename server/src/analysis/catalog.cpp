@@ -130,8 +130,8 @@ Catalog Catalog::compile(std::vector<Rule> rules, std::vector<CompileError>* err
     const Rule& r = cat.rules_[ri];
     Compiled& c = compiled[ri];
     impl.first_pattern.push_back(impl.patterns.size());
-    // A progress counter's lines are read after the scan (progress.hpp, through matches()),
-    // never by it: a training loop prints one on every step.
+    // Progress counters' and stack frames' lines are read after the scan (progress.hpp,
+    // stacks.hpp, through matches()), never by it: a training loop prints one on every step.
     const bool scanned = !read_after_scan(r.decode);
     for (std::size_t pi = 0; pi < r.patterns.size(); ++pi) {
       CompiledPattern cp{ri, pi, std::move(c.patterns[pi])};

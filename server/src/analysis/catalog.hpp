@@ -66,8 +66,8 @@ class Catalog {
                                                       std::string_view text) const;
 
   // Whether one of rule `rule`'s patterns matches `line` (and none of its excludes): for the
-  // rules read outside the scan (progress counters, progress.hpp), which match() and the
-  // prefilter leave out.
+  // rules read outside the scan (progress counters, stack frames: progress.hpp, stacks.hpp),
+  // which match() and the prefilter leave out.
   bool matches(std::size_t rule, std::string_view line) const;
   // The rules read outside the scan in the way `decode` says (progress counters, stack
   // frames), in catalog order.

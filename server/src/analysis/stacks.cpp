@@ -102,7 +102,7 @@ class StackReader {
       std::string_view line = without_escapes(span.text, cleaned);
       if (auto name = thread_header(line)) {
         close();
-        open(file, span, line, /*header=*/true);
+        open(file, span, /*header=*/true);
         current_.main = name->empty() || *name == "MainThread";
         continue;
       }
@@ -117,12 +117,11 @@ class StackReader {
       const std::size_t indent = indent_of(line);
       // Without headers, a frame less indented than the one before starts another stack.
       if (!open_ || (current_.frames > 0 && indent < current_.indent && !header_))
-        close(), open(file, span, line, /*header=*/false);
+        close(), open(file, span, /*header=*/false);
+      // The stack's line is its header's, or (opened at this frame) the innermost frame's.
       Stack& s = current_;
-      if (s.frames == 0) {
+      if (s.frames == 0)
         s.innermost = std::string(trim_right(line.substr(indent)).substr(0, kMaxInnermost));
-        if (!header_) s.line = span.number, s.offset = span.begin, s.length = span.text.size();
-      }
       ++s.frames;
       s.indent = indent;
       for (std::size_t r : waits_) s.waits = s.waits || catalog_.matches(r, line);
@@ -133,7 +132,7 @@ class StackReader {
   const std::vector<Stack>& stacks() const { return stacks_; }
 
  private:
-  void open(std::size_t file, const LineSpan& span, std::string_view, bool header) {
+  void open(std::size_t file, const LineSpan& span, bool header) {
     current_ = Stack{};
     current_.file = file;
     current_.line = span.number;

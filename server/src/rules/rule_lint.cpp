@@ -1,5 +1,6 @@
 #include "rules/rule_lint.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -22,7 +23,8 @@ std::vector<ExampleResult> run_examples(const analysis::Catalog& catalog) {
       catalog.match(line, hits, checks, scratch);
       std::set<std::size_t> s;
       for (const auto& h : hits) s.insert(h.rule);
-      // A progress counter is read after the scan, by its own patterns (Catalog::matches).
+      // Progress counters and stack frames are read after the scan, by their own patterns
+      // (Catalog::matches).
       if (analysis::read_after_scan(r.decode) && catalog.matches(ri, line)) s.insert(ri);
       return s;
     };
@@ -38,6 +40,13 @@ std::vector<ExampleResult> run_examples(const analysis::Catalog& catalog) {
     }
   }
   return out;
+}
+
+// Whether one of the rule's patterns defines the named capture `name`.
+bool names_capture(const analysis::Rule& r, const std::string& name) {
+  const std::string group = "(?P<" + name + ">";
+  return std::any_of(r.patterns.begin(), r.patterns.end(),
+                     [&](const std::string& p) { return p.find(group) != std::string::npos; });
 }
 
 LintReport lint(const std::vector<analysis::Rule>& raw, std::vector<RuleProblem> load_problems) {
@@ -60,9 +69,8 @@ LintReport lint(const std::vector<analysis::Rule>& raw, std::vector<RuleProblem>
                               "a built-in rule cites where its message comes from (owner/repo release path)"});
     if (r.decode == analysis::Decode::kExitStatus) {
       bool named = false;
-      for (const auto& p : r.patterns)
-        for (const char* k : {"signal", "returncode", "exitcode"})
-          if (p.find(std::string("(?P<") + k + ">") != std::string::npos) named = true;
+      for (const char* k : {"signal", "returncode", "exitcode"})
+        named = named || names_capture(r, k);
       if (!named)
         rep.problems.push_back(
             {r.origin, r.id, "decode",
@@ -73,27 +81,19 @@ LintReport lint(const std::vector<analysis::Rule>& raw, std::vector<RuleProblem>
       if (!r.agree->of.empty()) named.push_back({"of", r.agree->of});
       if (!r.agree->within.empty()) named.push_back({"within", r.agree->within});
       const std::string field = r.agree->distinct ? "unique" : "agree";
-      for (const auto& [what, capture] : named) {
-        bool found = false;
-        for (const auto& p : r.patterns)
-          if (p.find("(?P<" + capture + ">") != std::string::npos) found = true;
-        if (!found)
+      for (const auto& [what, capture] : named)
+        if (!names_capture(r, capture))
           rep.problems.push_back({r.origin, r.id, field + "." + what,
                                   "'" + capture + "' is not a named capture of any pattern"});
-      }
     }
     if (r.cross_rank)
       for (const auto* list : {&r.cross_rank->keys, &r.cross_rank->within})
-        for (const auto& k : *list) {
-          bool named = false;
-          for (const auto& p : r.patterns)
-            if (p.find("(?P<" + k + ">") != std::string::npos) named = true;
-          if (!named)
+        for (const auto& k : *list)
+          if (!names_capture(r, k))
             rep.problems.push_back(
                 {r.origin, r.id,
                  list == &r.cross_rank->keys ? "cross_rank.keys" : "cross_rank.within",
                  "'" + k + "' is not a named capture of any pattern"});
-        }
     for (const auto& rel : r.related) {
       bool exists = false;
       for (const auto& o : raw)
@@ -135,7 +135,8 @@ LintReport lint(const std::vector<analysis::Rule>& raw, std::vector<RuleProblem>
   const auto& rules = catalog.rules();
   auto strength = [&](std::size_t i) { return analysis::line_precedence(rules[i]); };
   for (std::size_t ri = 0; ri < rules.size(); ++ri) {
-    // A progress counter makes no event of a line the scan reads: nothing shadows it.
+    // A progress counter or a stack frame makes no event of a line the scan reads: nothing
+    // shadows it.
     if (rules[ri].examples_match.empty() || analysis::read_after_scan(rules[ri].decode)) continue;
     std::map<std::size_t, std::size_t> beaten_by;
     for (const auto& ex : rules[ri].examples_match) {
