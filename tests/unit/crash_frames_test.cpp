@@ -297,3 +297,29 @@ TEST_CASE("Open MPI's report header leads only when the report was cut off after
   REQUIRE_FALSE(abort.diagnoses.empty());
   CHECK(abort.diagnoses.front().category == "cuda");
 }
+
+// NCCL 2.20+ prints the source file that made a failed CUDA call; the file, not the CUDA
+// error text, says which part of NCCL failed (rules/nccl-cuda-failure.json, decode
+// nccl-source).
+TEST_CASE("a CUDA failure inside NCCL takes the subsystem of the file that called CUDA",
+          "[nccl-source]") {
+  struct Row {
+    const char* line;
+    const char* category;
+  };
+  const Row rows[] = {
+      {"node1:30344:30344 [0] transport/p2p.cc:298 NCCL WARN Cuda failure 'invalid argument'",
+       "p2p"},
+      {"node1:30344:30344 [0] transport/shm.cc:170 NCCL WARN Cuda failure 'invalid argument'",
+       "shm"},
+      {"node1:30344:30344 [0] enqueue.cc:1672 NCCL WARN Cuda failure 'unspecified launch failure'",
+       "cuda"},
+      {"node1:30344:30344 [0] NCCL WARN Cuda failure 'invalid argument'", "cuda"},
+  };
+  for (const auto& r : rows) {
+    INFO(r.line);
+    auto a = run(std::string(r.line) + "\n");
+    REQUIRE_FALSE(a.diagnoses.empty());
+    CHECK(a.diagnoses.front().category == r.category);
+  }
+}
