@@ -1318,13 +1318,18 @@ struct Diagnoser {
     d.reasoning = h.lead_reason;
     if (const auto& fr = readings[d.initiating]; fr.frame_rule) {
       const bool raised = fr.role == Role::kFallback;
+      // A frame rule's title names the code ("Stack frame in the CUDA driver ..."); the
+      // category is where that code's failures usually come from, not always its subsystem.
+      const Rule& frame = rules[*fr.frame_rule];
+      std::string_view code = frame.title;
+      if (auto in = code.find(" in "); in != std::string_view::npos) code.remove_prefix(in + 4);
       d.reasoning += std::string(d.reasoning.empty() ? "" : "; ") +
                      (raised ? "the exception was raised in " : "the crash happened in ") +
-                     d.category + " code: " +
+                     std::string(code) + ", which places it in " + d.category + ": " +
                      (fr.frame_event ? "its innermost recognised frame is line " +
                                            std::to_string(events[*fr.frame_event].line + 1)
                                      : std::string("the line names the library")) +
-                     " (" + rules[*fr.frame_rule].id + ")";
+                     " (" + frame.id + ")";
     }
     if (!readings[d.initiating].meaning.empty()) {
       std::string who = describe(events[d.initiating]);
