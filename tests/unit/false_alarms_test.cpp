@@ -15,6 +15,21 @@ Analysis run(std::string_view text) {
   return analyze(ff::test::builtin_catalog(), std::span(&in, 1));
 }
 
+// aws-ofi-nccl failing to set up on a node without EFA, in a job whose only communicator
+// spans one node: NCCL falls back, and on one host no network carries anything.
+constexpr const char* kOfiInitFailedOneNode =
+    "node1:35115:35469 [2] int nccl_net_ofi_create_plugin(nccl_net_ofi_plugin_t**):208 NCCL WARN "
+    "NET/OFI Failed to initialize sendrecv protocol\n"
+    "node1:35115:35469 [2] int nccl_net_ofi_create_plugin(nccl_net_ofi_plugin_t**):353 NCCL WARN "
+    "NET/OFI aws-ofi-nccl initialization failed\n"
+    "node1:35115:35469 [2] ncclResult_t nccl_net_ofi_init_v6(ncclDebugLogger_t):162 NCCL WARN "
+    "NET/OFI Initializing plugin failed\n"
+    "node1:35115:35469 [2] NCCL INFO Using network Socket\n"
+    "node1:35115:35469 [2] NCCL INFO comm 0x55b4 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 "
+    "MNNVL 0\n"
+    "node1:35116:35470 [3] NCCL INFO comm 0x5609 rank 1 nRanks 2 nNodes 1 localRanks 2 localRank 1 "
+    "MNNVL 0\n";
+
 // Ranks that read different values of a setting both ends must share (NCCL_PROTO).
 constexpr const char* kProtoDisagreement =
     "node01:1:1 [0] NCCL INFO NCCL_PROTO set by environment to Simple\n"
@@ -84,6 +99,7 @@ TEST_CASE("observations alone give no diagnosis", "[false-alarm]") {
        nullptr},
       {"a Horovod stall warning of a job that went on", kStallWarning, "horovod-stall-warning"},
       {"RCCL's advice to set iommu=pt", kIommuAdvice, nullptr},
+      {"aws-ofi-nccl failing to set up in a job on one node", kOfiInitFailedOneNode, nullptr},
   };
   for (const auto& c : cases) {
     INFO(c.what);
