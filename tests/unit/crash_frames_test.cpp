@@ -96,7 +96,7 @@ TEST_CASE("a crash report of a communication library is placed by its innermost 
                  " 5  "
                  "/usr/lib/x86_64-linux-gnu/ucx/"
                  "libuct_cuda.so.0(uct_cuda_copy_post_cuda_async_copy+0x8c) [0x7f6c19e0a6bc]\n"),
-       "cuda", "frame-cuda-driver"},
+       "version", "frame-cuda-driver"},
       {"UCX: the gdr_copy transport",
        ucx_block(handler + " 4  /usr/lib/x86_64-linux-gnu/ucx/libuct_cuda_gdrcopy.so.0(+0x2b3a) "
                            "[0x7f6c19c01b3a]\n"),
@@ -183,12 +183,12 @@ TEST_CASE("a crash report of a communication library is placed by its innermost 
       {"the kernel names the HIP runtime on the crash line",
        "[1203441.120843] pt_main_thread[48211]: segfault at 0 ip 00007f1b22c4a9b2 sp "
        "00007f1a9bffe7a0 error 4 in libamdhip64.so.6.2.60200[7f1b22800000+3ee000]\n",
-       "cuda", "frame-hip-runtime"},
+       "version", "frame-hip-runtime"},
       {"gdb on RCCL: the HIP runtime below RCCL's frames",
        "Thread 5 \"python\" received signal SIGSEGV, Segmentation fault.\n"
        "#0  0x00007f1b22c4a9b2 in hipMemcpyAsync () from /opt/rocm/lib/libamdhip64.so.6\n"
        "#1  0x00007f3a2c1b4e10 in ncclGroupEnd () from /opt/rocm/lib/librccl.so.1\n",
-       "cuda", "frame-hip-runtime"},
+       "version", "frame-hip-runtime"},
       {"gdb on RCCL: its shm transport keeps NCCL's names",
        "Thread 5 \"python\" received signal SIGBUS, Bus error.\n"
        "#0  0x00007f3a2c1b4e10 in shmSendProxyProgress(ncclProxyState*, ncclProxyArgs*) () from "
@@ -210,7 +210,7 @@ TEST_CASE("a crash report of a communication library is placed by its innermost 
        "address: 0x8)\n"
        "  * frame #0: 0x00007f1b21a4b6ee libhsa-runtime64.so.1`rocr::core::Runtime::Unload() + "
        "46\n",
-       "cuda", "frame-hip-runtime"},
+       "version", "frame-hip-runtime"},
   };
   for (const auto& c : cases) {
     INFO(c.what);

@@ -353,7 +353,7 @@ TEST_CASE("an uncaught exception takes its category from its traceback's frames"
   REQUIRE_FALSE(a.diagnoses.empty());
   CHECK(a.diagnoses.front().category == "rendezvous");
   CHECK(initiating(a).line == 4);
-  CHECK_THAT(a.diagnoses.front().reasoning, Catch::Contains("raised in rendezvous code"));
+  CHECK_THAT(a.diagnoses.front().reasoning, Catch::Contains("which places it in rendezvous"));
   // A frame below the exception, another rank's, or one too far above does not place it.
   auto below = run(c, "RuntimeError: the peer went away\n" + frames);
   CHECK(below.diagnoses.front().category == "process-crash");
