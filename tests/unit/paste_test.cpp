@@ -73,6 +73,34 @@ TEST_CASE("paste: hard wraps are joined back, line numbers kept", "[paste]") {
   }
 }
 
+TEST_CASE("paste: a row a terminal padded to its width ends its line", "[paste]") {
+  // A copy of a terminal's screen keeps the blanks after each line's end: every row is as
+  // wide as the terminal, and the last row of a cut line ends in spaces. The line after that
+  // row is a record of its own (here another rank's watchdog line), not more of the first.
+  const std::size_t width = 120;
+  std::string screen;
+  for (std::size_t at = 0; at < kLog.size();) {
+    std::size_t nl = kLog.find('\n', at);
+    std::string line = kLog.substr(at, nl - at);
+    for (std::size_t i = 0; i < line.size(); i += width) {
+      std::string row = line.substr(i, width);
+      row.resize(width, ' ');
+      screen += row + "\n";
+    }
+    at = nl + 1;
+  }
+  PasteRepair what;
+  auto repaired = depaste(screen, &what);
+  REQUIRE(repaired.has_value());
+  CHECK(what.wrap_width == width);
+  CHECK(line_count(*repaired) == line_count(screen));
+  // Each record is whole, without the padding, and the next record starts a line of its own.
+  const std::string first = kLog.substr(0, kLog.find('\n') + 1);
+  CHECK(repaired->substr(0, first.size()) == first);
+  CHECK(repaired->find("\n[rank0]: torch.OutOfMemoryError") != std::string::npos);
+  CHECK(repaired->find("  \n") == std::string::npos);
+}
+
 TEST_CASE("paste: one message cut once or many times is joined back", "[paste]") {
   // Cut once at a common width, between two words: the piece after it is the rest of a
   // sentence (lower case, no prefix), where a record would start with a capital or a prefix.

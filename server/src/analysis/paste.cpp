@@ -107,6 +107,11 @@ constexpr std::size_t kCommonWidths[] = {80, 100, 120, 132, 160, 200, 240, 250, 
 // Cut lines that, with records that do not start alike, make a width on their own.
 constexpr std::size_t kManyPieces = 3;
 
+// A row a terminal padded with spaces to its width: the copy of a screen keeps the blanks
+// after a line's end, so a row of full width that ends in two or more spaces is the last row
+// of its line, not a cut one (one space may be where a cut fell between words).
+bool padded(std::string_view row) { return row.size() >= 2 && row.substr(row.size() - 2) == "  "; }
+
 // The width the text was hard-wrapped at, or 0. The longest line sets it. Each run of lines
 // of exactly that width, with the line after it, is one cut message: its pieces after the
 // first must not start the way the first does (records of one log start alike; the rest of
@@ -121,9 +126,9 @@ std::size_t wrap_width(std::string_view text, const std::vector<Line>& lines) {
   std::size_t runs = 0, alike_runs = 0, pieces = 0;
   bool inside_words = true, sentence_goes_on = true;
   for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
-    if (piece(i).size() != w) continue;
+    if (piece(i).size() != w || padded(piece(i))) continue;
     std::size_t j = i + 1;  // the line after the run: its last piece
-    while (j + 1 < lines.size() && piece(j).size() == w) ++j;
+    while (j + 1 < lines.size() && piece(j).size() == w && !padded(piece(j))) ++j;
     ++runs;
     pieces += j - i;
     // A long message cut into many pieces may have a piece that starts like its first one
@@ -282,10 +287,15 @@ std::optional<std::string> depaste(std::string_view pasted, PasteRepair* what) {
     std::size_t last = i;
     // A cut line goes on in the next one, which goes on while it is cut too.
     if (done.wrap_width)
-      while (last + 1 < lines.size() && lines[last].end - lines[last].begin == done.wrap_width) {
+      while (last + 1 < lines.size() && lines[last].end - lines[last].begin == done.wrap_width &&
+             !padded(content(lines[last]))) {
         ++last;
         joined[i] += content(lines[last]);
       }
+    // The padding a terminal added after the line's end is not the log's.
+    const Line& end = lines[last];
+    if (done.wrap_width && end.end - end.begin == done.wrap_width && padded(content(end)))
+      while (!joined[i].empty() && joined[i].back() == ' ') joined[i].pop_back();
     i = last;
   }
   for (std::size_t h = 0; h < heads.size(); ++h) {
