@@ -110,7 +110,9 @@ constexpr std::size_t kManyPieces = 3;
 // A row a terminal padded with spaces to its width: the copy of a screen keeps the blanks
 // after a line's end, so a row of full width that ends in two or more spaces is the last row
 // of its line, not a cut one (one space may be where a cut fell between words).
-bool padded(std::string_view row) { return row.size() >= 2 && row.substr(row.size() - 2) == "  "; }
+bool padded(std::string_view row) {
+  return row.size() >= 2 && row.substr(row.size() - 2) == "  ";
+}
 
 // The width the text was hard-wrapped at, or 0. The longest line sets it. Each run of lines
 // of exactly that width, with the line after it, is one cut message: its pieces after the
