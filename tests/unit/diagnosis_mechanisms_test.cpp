@@ -255,6 +255,33 @@ TEST_CASE("a finding alone is no failure", "[finding]") {
   CHECK(other.findings.size() == 1);
 }
 
+TEST_CASE("an observation just before a cause, in the same process, is its reason and leads",
+          "[finding]") {
+  // A producer concludes ("no usable RDMA device") a few lines after what made it conclude so
+  // ("device mlx5_3 port not active"): the category is the cause's, the first fault is the
+  // observation.
+  Rule skipped = make("skipped", "ib", Role::kFinding, 0.5, "Device \\S+ port not active");
+  skipped.explains = {"ib"};
+  auto c = catalog({skipped, make("none-left", "ib", Role::kCause, 0.7, "No available RNIC")});
+  const std::string log =
+      "W0911 06:19:37.204383  3746 rdma_context.cpp:433] Device mlx5_3 port not active\n"
+      "E0911 06:19:37.204720  3746 rdma_context.cpp:70] Failed to open device mlx5_3\n"
+      "E0911 06:19:37.204734  3746 rdma_transport.cpp:426] RdmaTransport: No available RNIC\n";
+  auto a = check_first(c, log, "ib", 0);
+  CHECK(a.diagnoses.front().reasoning.find("says why") != std::string::npos);
+  // Far above the cause, it is another moment's observation; the cause leads.
+  std::string far =
+      "W0911 06:19:37.204383  3746 rdma_context.cpp:433] Device mlx5_3 port not active\n";
+  for (int i = 0; i < 12; ++i) far += "I0911 06:19:38.000000  3746 x.cpp:1] step\n";
+  far += "E0911 06:19:39.204734  3746 rdma_transport.cpp:426] RdmaTransport: No available RNIC\n";
+  check_first(c, far, "ib", 13);
+  // Printed by another process (another host's prefix), it is not this cause's reason.
+  check_first(c,
+              "nodeA:11:11 [0] Device mlx5_3 port not active\n"
+              "nodeB:22:22 [0] RdmaTransport: No available RNIC\n",
+              "ib", 1);
+}
+
 TEST_CASE("an INFO teardown line does not make a warning the cause of a working job", "[finding]") {
   Rule warned = make("warned", "net-plugin", Role::kFinding, 0.4, "NCCL WARN NET/OFI \\S");
   warned.explains = {"net-plugin", "remote-peer"};

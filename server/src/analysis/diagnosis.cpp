@@ -295,8 +295,8 @@ struct Hypothesis {
 struct Reading {
   std::string category;
   Role role = Role::kContext;
-  bool summary = false;  // a launcher's account of how a rank ended, not the fault itself
-  std::string meaning;   // for summaries: "crashed with SIGSEGV"
+  bool summary = false;       // a launcher's account of how a rank ended, not the fault itself
+  std::string meaning;        // for summaries: "crashed with SIGSEGV"
   std::optional<int> signal;  // for summaries: the signal that ended the process, if one did
   // A crash report's innermost recognised frame, which gave it its category: the frame's
   // event, or the crash line itself when the line names the library (kernel segfault lines).
@@ -314,6 +314,10 @@ constexpr std::size_t kFrameWindow = 64;
 // quoted message must be to name one failure and not a common word.
 constexpr std::size_t kQuoteDistance = 6;
 constexpr std::size_t kMinQuoted = 24;
+
+// How far above a cause its producer's observation may stand to be the reason for it (the
+// lines of one failed set-up step: the observation, the step's error, its caller's).
+constexpr std::size_t kReasonDistance = 8;
 
 constexpr int kSigabrt = 6;
 
@@ -1231,6 +1235,34 @@ struct Diagnoser {
     return std::nullopt;
   }
 
+  // A cause is often a conclusion its producer draws ("no usable RDMA device", "cannot
+  // initialise the transport") a few lines after the observation that made it ("device
+  // mlx5_3 port not active"). When the hypothesis also holds such an observation (a finding
+  // of its category, which explains it) printed just before the lead by the same process, that
+  // observation is the first fault, and it leads. An observation its process prints again
+  // after the cause is an attempt that keeps being made (a connection retried), not the
+  // reason for a conclusion: the cause leads then.
+  std::optional<std::size_t> reason_before(const Hypothesis& h, std::size_t lead) const {
+    const Event& l = events[lead];
+    if (readings[lead].role != Role::kCause) return std::nullopt;
+    const std::string who = participant(l);
+    std::optional<std::size_t> best;
+    std::set<std::size_t> repeated;  // rules of findings printed again after the cause
+    for (std::size_t i : h.events) {
+      const Event& f = events[i];
+      if (readings[i].role != Role::kFinding || f.file != l.file || participant(f) != who)
+        continue;
+      if (f.line > l.line) {
+        repeated.insert(f.rule);
+        continue;
+      }
+      if (f.line == l.line || f.line + kReasonDistance < l.line) continue;
+      if (!best || f.line < events[*best].line) best = i;
+    }
+    if (best && repeated.count(events[*best].rule)) return std::nullopt;
+    return best;
+  }
+
   // Choose a hypothesis's initiating event, unless a phase before already did.
   void choose_lead(Hypothesis& h) const {
     if (h.lead) return;
@@ -1249,13 +1281,21 @@ struct Diagnoser {
     if (h.from_symptoms) {
       if (const CrossRankFinding* lag = lagging_counter(h)) {
         h.lead = lag->lead;
-        h.lead_reason = outlier_reason(events, *lag) + " (its counter lags: it never entered the "
+        h.lead_reason = outlier_reason(events, *lag) +
+                        " (its counter lags: it never entered the "
                         "collective the other ranks wait in)";
         return;
       }
     }
     h.lead = top.front();
     const Event& e = events[top.front()];
+    if (auto why = reason_before(h, top.front())) {
+      h.lead = *why;
+      h.lead_reason = "the line just before " + describe(e) + " (line " +
+                      std::to_string(e.line + 1) +
+                      ") in the same process says why: the first fault of the two";
+      return;
+    }
     if (auto first = first_report(top.front())) {
       h.lead = *first;
       h.lead_reason = "the line that first reported the error " + describe(e) +
