@@ -159,3 +159,33 @@ TEST_CASE("an observation becomes the cause next to a failure it explains", "[fa
   for (const auto& d : a.diagnoses) finding_used = finding_used || a.events[d.initiating].line == 0;
   CHECK(finding_used);  // the channel line is part of a hypothesis, not a bare finding
 }
+
+// A job stopped from outside: scancel (slurmstepd's cancellation, srun aborting the step) or
+// the time limit, with DeepSpeed's launcher killing its ranks on the SIGTERM it got. The
+// lines are Slurm's (slurmstepd req.c, srun step_launch.c) and DeepSpeed's (launch.py
+// sigkill_handler) own formats.
+constexpr const char* kStoppedFromOutside =
+    "srun: Job step aborted: Waiting up to 62 seconds for job step to finish.\n"
+    "slurmstepd: error: *** STEP 1809577.0 ON r6i5n1 CANCELLED AT 2021-05-23T08:46:02 ***\n"
+    "slurmstepd: error: *** JOB 1809578 ON r6i5n2 CANCELLED AT 2021-05-27T21:42:11 DUE TO TIME "
+    "LIMIT ***\n"
+    "[2021-05-23 08:46:02,120] [INFO] [launch.py:335:sigkill_handler] Killing subprocess 4712\n"
+    "[2021-05-23 08:46:02,140] [INFO] [launch.py:343:sigkill_handler] Main process received "
+    "SIGTERM, exiting\n";
+
+TEST_CASE("a job the scheduler stopped is no failure unless it is known to have failed",
+          "[false-alarm]") {
+  auto a = run(kStoppedFromOutside);
+  CHECK(a.diagnoses.empty());
+  // Told that the job failed, the same lines are the symptoms of its end.
+  LogInput in{"test.log", kStoppedFromOutside};
+  JobOutcome failed;
+  failed.end = JobEnd::kFailed;
+  auto f = analyze(ff::test::builtin_catalog(), std::span(&in, 1), failed);
+  REQUIRE_FALSE(f.diagnoses.empty());
+  // A task that failed is a failure by itself.
+  auto task = run(std::string(kStoppedFromOutside) +
+                  "slurmstepd: error: *** STEP 1809577.1 ON r6i5n1 CANCELLED AT "
+                  "2021-05-23T09:00:00 DUE TO TASK FAILURE ***\n");
+  CHECK_FALSE(task.diagnoses.empty());
+}
