@@ -96,14 +96,17 @@ std::vector<int> task_labels(const std::vector<std::string>& lines) {
   return labels;
 }
 
-std::string fold(const std::vector<std::string>& lines, std::size_t width) {
+// Cuts every line longer than `width` into rows of `width` bytes, as a terminal does. With
+// `padded`, every row is filled with spaces to the width, as a copy of a terminal's screen
+// (tmux, screen, a console's selection) keeps the blanks after each line's end.
+std::string fold(const std::vector<std::string>& lines, std::size_t width, bool padded = false) {
   std::vector<std::string> out;
   for (const auto& l : lines) {
-    if (l.size() <= width) {
-      out.push_back(l);
-      continue;
+    for (std::size_t i = 0; i < l.size() || i == 0; i += width) {
+      out.push_back(l.substr(i, width));
+      if (padded) out.back().resize(width, ' ');
+      if (l.empty()) break;
     }
-    for (std::size_t i = 0; i < l.size(); i += width) out.push_back(l.substr(i, width));
   }
   return join(out);
 }
@@ -196,6 +199,8 @@ std::vector<Named> transformations(const std::vector<std::string>& healthy) {
   for (std::size_t w : {80, 120, 160})
     t.push_back({"hard wrap at " + std::to_string(w),
                  [w](const std::string& text) { return fold(split_lines(text), w); }});
+  t.push_back({"terminal screen copy at 160 (rows padded)",
+               [](const std::string& text) { return fold(split_lines(text), 160, true); }});
   t.push_back({"Markdown quote", [](const std::string& text) {
                  auto lines = split_lines(text);
                  for (auto& l : lines) l = "> " + l;
