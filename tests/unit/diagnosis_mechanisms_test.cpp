@@ -282,6 +282,28 @@ TEST_CASE("an observation just before a cause, in the same process, is its reaso
               "ib", 1);
 }
 
+TEST_CASE("of equally strong lines, the more severe leads; NCCL's WARN is an error level",
+          "[lead]") {
+  auto c = catalog({make("ima", "cuda", Role::kCause, 0.6, "an illegal memory access")});
+  // A producer's warning, then its error for the same failure: the error concludes it.
+  check_first(
+      c,
+      "[rank0]:[W504 23:32:58.000000000 ProcessGroupNCCL.cpp:1] an illegal memory access "
+      "(retrying)\n"
+      "[rank0]:[E504 23:32:59.000000000 ProcessGroupNCCL.cpp:1896] an illegal memory access "
+      "was encountered\n",
+      "cuda", 1);
+  // NCCL reports a failed CUDA call at WARN, its error level: it is not outranked by the
+  // c10 E line that repeats the failure after it.
+  check_first(
+      c,
+      "[2025-05-04 23:32:59] h:940929:940929 [1] enqueue.cc:1556 NCCL WARN Cuda failure 700 "
+      "'an illegal memory access was encountered'\n"
+      "[rank0]:[E504 23:32:59.338859795 ProcessGroupNCCL.cpp:1896] watchdog thread "
+      "terminated with exception: CUDA error: an illegal memory access was encountered\n",
+      "cuda", 0);
+}
+
 TEST_CASE("an INFO teardown line does not make a warning the cause of a working job", "[finding]") {
   Rule warned = make("warned", "net-plugin", Role::kFinding, 0.4, "NCCL WARN NET/OFI \\S");
   warned.explains = {"net-plugin", "remote-peer"};

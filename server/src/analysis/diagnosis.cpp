@@ -1168,11 +1168,16 @@ struct Diagnoser {
     // Of equally strong lines, the one its producer marked more severe leads: an E line
     // concludes the W lines of the same failure ("failed to bind" warnings, then "failed to
     // listen" as the error). Lines without a stated level keep their order.
+    // NCCL's WARN is NCCL's error level (it has no other for a failed call), so it ranks
+    // with other producers' errors here, not below them.
+    const auto rank = [](const Event& e) {
+      return e.source.level == NcclLevel::kWarn ? Severity::kError : e.source.severity;
+    };
     by_severity = false;
     for (std::size_t k = 1; k < top.size(); ++k) {
       const auto& lead = events[top.front()];
       const auto& e = events[top[k]];
-      if (lead.source.severity != Severity::kUnknown && e.source.severity > lead.source.severity) {
+      if (lead.source.severity != Severity::kUnknown && rank(e) > rank(lead)) {
         std::rotate(top.begin(), top.begin() + static_cast<std::ptrdiff_t>(k),
                     top.begin() + static_cast<std::ptrdiff_t>(k) + 1);
         by_severity = true;
@@ -1250,8 +1255,7 @@ struct Diagnoser {
     std::set<std::size_t> repeated;  // rules of findings printed again after the cause
     for (std::size_t i : h.events) {
       const Event& f = events[i];
-      if (readings[i].role != Role::kFinding || f.file != l.file || participant(f) != who)
-        continue;
+      if (readings[i].role != Role::kFinding || f.file != l.file || participant(f) != who) continue;
       if (f.line > l.line) {
         repeated.insert(f.rule);
         continue;
