@@ -28,10 +28,18 @@ inline std::string trim(std::string s) {
   return s.substr(i);
 }
 
+// A line with its non-breaking spaces (U+00A0, U+202F: a page or a chat put them in) made
+// plain, as the analysis reads a paste (analysis/paste.hpp): the same line either way.
+inline std::string plain_spaces(std::string s) {
+  for (const std::string nbsp : {"\xC2\xA0", "\xE2\x80\xAF"})
+    for (std::size_t at; (at = s.find(nbsp)) != std::string::npos;) s.replace(at, nbsp.size(), " ");
+  return s;
+}
+
 // The corpus sometimes shortens a decisive line (a "< truncated >" marker in the log), and a
 // carried line holds its prefix: either containing the other, once both are trimmed.
 inline bool same_line(const std::string& ours, const std::string& expected) {
-  std::string a = trim(ours), b = trim(expected);
+  std::string a = trim(plain_spaces(ours)), b = trim(plain_spaces(expected));
   if (a.empty() || b.empty()) return false;
   return a == b || a.find(b) != std::string::npos || b.find(a) != std::string::npos;
 }
