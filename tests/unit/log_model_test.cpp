@@ -39,11 +39,17 @@ void strip_reference(std::string_view s, std::string& text, std::vector<std::siz
       char k = s[i + 1];
       std::size_t j = i + 2;
       if (k == '[') {
-        while (j < s.size() && static_cast<unsigned char>(s[j]) >= 0x20 && static_cast<unsigned char>(s[j]) <= 0x3f) ++j;
-        while (j < s.size() && static_cast<unsigned char>(s[j]) >= 0x20 && static_cast<unsigned char>(s[j]) <= 0x2f) ++j;
+        while (j < s.size() && static_cast<unsigned char>(s[j]) >= 0x20 &&
+               static_cast<unsigned char>(s[j]) <= 0x3f)
+          ++j;
+        while (j < s.size() && static_cast<unsigned char>(s[j]) >= 0x20 &&
+               static_cast<unsigned char>(s[j]) <= 0x2f)
+          ++j;
         i = j < s.size() ? j + 1 : j;
       } else if (k == ']' || k == 'P' || k == '_' || k == '^') {
-        while (j < s.size() && s[j] != '\a' && !(s[j] == 0x1b && j + 1 < s.size() && s[j + 1] == '\\')) ++j;
+        while (j < s.size() && s[j] != '\a' &&
+               !(s[j] == 0x1b && j + 1 < s.size() && s[j + 1] == '\\'))
+          ++j;
         i = j >= s.size() ? j : j + (s[j] == '\a' ? 1 : 2);
       } else {
         i += 2;
@@ -188,7 +194,8 @@ TEST_CASE("control bytes are found at every alignment, and only those strip_ansi
   // to anywhere: the answer is the first byte that stripping drops whatever surrounds it.
   auto dropped = [](unsigned char c) {
     CleanLine cl;
-    // Appended: GCC 12 at -O3 reports a false -Wrestrict (PR 105329) in operator+(const char*, std::string&&).
+    // Appended: GCC 12 at -O3 reports a false -Wrestrict (PR 105329) in operator+(const char*,
+    // std::string&&).
     strip_ansi(std::string("@").append(1, static_cast<char>(c)).append("@"), cl);
     return cl.text.find(static_cast<char>(c)) == std::string::npos;
   };
@@ -247,7 +254,7 @@ TEST_CASE("escape sequences are removed and columns map back", "[log-model]") {
   REQUIRE(may_contain_escapes(raw));
   strip_ansi(raw, c);
   CHECK(c.text == "ERROR: CUDA out of memory");
-  CHECK(c.raw_offset(0) == 7);               // 'E' after the 7-byte CSI
+  CHECK(c.raw_offset(0) == 7);  // 'E' after the 7-byte CSI
   CHECK(raw.substr(c.raw_offset(7), 4) == "CUDA");
   // OSC 633 shell-integration marks (VS Code terminal capture) and OSC 8 hyperlinks.
   strip_ansi("\x1b]633;C\x07NCCL WARN x\x1b]8;;file:///a\x1b\\link\x1b]8;;\x1b\\", c);
@@ -262,7 +269,8 @@ TEST_CASE("escape sequences are removed and columns map back", "[log-model]") {
   strip_ansi(std::string("a\0b\tc\x7f", 6), c);
   CHECK(c.text == "ab\tc");
   // "[1,3]<stdout>:" and "[0]" are not colour codes.
-  CHECK_FALSE(may_contain_escapes("[1,3]<stdout>:smc-gpu-03:29881:30401 [0] NCCL INFO init.cc:903 -> 5"));
+  CHECK_FALSE(
+      may_contain_escapes("[1,3]<stdout>:smc-gpu-03:29881:30401 [0] NCCL INFO init.cc:903 -> 5"));
   // A truncated sequence at the end of a line is dropped, not read past.
   strip_ansi("text\x1b[1;3", c);
   CHECK(c.text == "text");
@@ -358,6 +366,14 @@ TEST_CASE("launcher, library and timestamp prefixes are attributed", "[log-model
        -1, -1, NcclLevel::kWarn, TimeKind::kNone, "Socket creation"},
       {" NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.", -1, "", -1, -1,
        NcclLevel::kInfo, TimeKind::kNone, "NET/Plugin"},
+      // A tqdm bar the next line was written after without a newline (hard set axolotl-2684):
+      // the bar goes, and the rank and level behind it are read.
+      {"Tokenizing Prompts (num_proc=64):  92%|\xe2\x96\x88\xe2\x96\x8f| 328986/359152 "
+       "[29:58<12:05, 41.59 examples/s][rank1]:[W516 14:34:56.853490829 socket.cpp:464] [c10d] "
+       "waitForInput: poll",
+       1, "", -1, -1, NcclLevel::kNone, TimeKind::kWallClockNoYear, "[c10d] waitForInput"},
+      {"  3%|   | 270/9847 [05:50<3:17:42,  1.24s/it]node1:11:12 [0] NCCL WARN x", -1, "node1", 11,
+       0, NcclLevel::kWarn, TimeKind::kNone, "x"},
   };
   for (const auto& c : cases) {
     INFO(c.line);

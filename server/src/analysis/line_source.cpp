@@ -39,6 +39,7 @@ enum Kind : unsigned {
   kRelativeUptime,
   kOmpiProcess,
   kCompose,
+  kProgressBar,
   kKinds
 };
 
@@ -72,15 +73,24 @@ constexpr const char* kPatterns[kKinds] = {
     R"(^\[([^\s:\[\],]+):(\d+)\] )",
     // docker compose's service prefix: "trainer-1  | " (v2), "trainer_1  | " (v1).
     R"(^[\w.-]+[-_]\d+ +\| )",
+    // A tqdm progress bar the next line was written after without a newline (tqdm redraws
+    // its bar with "\r" and ends it only when it closes): "{desc}: {percentage}%|{bar}|
+    // {n}/{total} [{elapsed}<{remaining}, {rate}{postfix}]" (tqdm/std.py format_meter).
+    R"(^(?:[^|\r\n]{0,120}: ?)? *\d{1,3}%\|[^|\r\n]{0,120}\| *[\d.]+[kMGTP]?/[\d.?]+[kMGTP]? \[[^\]\r\n]{0,120}\])",
 };
 
 Severity glog_severity(std::string_view letter) {
   switch (letter.empty() ? ' ' : letter.front()) {
-    case 'I': return Severity::kInfo;
-    case 'W': return Severity::kWarning;
-    case 'E': return Severity::kError;
-    case 'F': return Severity::kFatal;
-    default: return Severity::kUnknown;
+    case 'I':
+      return Severity::kInfo;
+    case 'W':
+      return Severity::kWarning;
+    case 'E':
+      return Severity::kError;
+    case 'F':
+      return Severity::kFatal;
+    default:
+      return Severity::kUnknown;
   }
 }
 
@@ -88,19 +98,24 @@ Severity nccl_severity(NcclLevel level) {
   switch (level) {
     case NcclLevel::kInfo:
     case NcclLevel::kTrace:
-    case NcclLevel::kDiag: return Severity::kInfo;
+    case NcclLevel::kDiag:
+      return Severity::kInfo;
     case NcclLevel::kAttn:
-    case NcclLevel::kWarn: return Severity::kWarning;
-    case NcclLevel::kError: return Severity::kError;
-    case NcclLevel::kAbort: return Severity::kFatal;
-    case NcclLevel::kNone: break;
+    case NcclLevel::kWarn:
+      return Severity::kWarning;
+    case NcclLevel::kError:
+      return Severity::kError;
+    case NcclLevel::kAbort:
+      return Severity::kFatal;
+    case NcclLevel::kNone:
+      break;
   }
   return Severity::kUnknown;
 }
 
 struct Prefixes {
   // Compiled on first use: the set below says which can match a line at all, and a log
-  // needs few of the sixteen (start-up and the first events paid about a millisecond for
+  // needs few of them (start-up and the first events paid about a millisecond for
   // compiling all of them).
   std::unique_ptr<LazyRegex> by_kind[kKinds];
   const RE2& re(Kind k) const { return by_kind[k]->get(); }
@@ -111,7 +126,7 @@ struct Prefixes {
   // WARN ..."): the level is still NCCL's.
   RE2 nccl_level_inside{R"(\] NCCL (INFO|WARN|TRACE|ERROR|ABORT|DIAG|ATTN) )", latin1_options()};
   // Which prefixes can start the rest of a line, in one DFA pass: the peeling loop below
-  // tries up to sixteen patterns with captures per round, and most fail; only those the
+  // tries each pattern with captures per round, and most fail; only those the
   // set names are tried.
   RE2::Set starts{latin1_options(), RE2::ANCHOR_START};
   bool starts_ok = false;
@@ -120,7 +135,8 @@ struct Prefixes {
     for (unsigned k = 0; k < kKinds; ++k)
       by_kind[k] = std::make_unique<LazyRegex>(kPatterns[k], latin1_options(), nullptr);
     bool ok = true;
-    for (unsigned k = 0; k < kKinds; ++k) ok = ok && starts.Add(kPatterns[k], nullptr) == static_cast<int>(k);
+    for (unsigned k = 0; k < kKinds; ++k)
+      ok = ok && starts.Add(kPatterns[k], nullptr) == static_cast<int>(k);
     starts_ok = ok && starts.Compile();
   }
 
@@ -302,6 +318,7 @@ inline Peeled peel_launcher(const Prefixes& p, std::string_view rest, std::uint3
     return took(in, rest);
   }
   if (can(may, kCompose) && RE2::Consume(&in, p.re(kCompose))) return took(in, rest);
+  if (can(may, kProgressBar) && RE2::Consume(&in, p.re(kProgressBar))) return took(in, rest);
   if (can(may, kOmpiProcess) && RE2::Consume(&in, p.re(kOmpiProcess), &a[0], &a[1])) {
     if (src.host.empty()) src.host = std::string(sv(a[0]));
     std::int64_t v;
