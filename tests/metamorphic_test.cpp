@@ -199,6 +199,17 @@ std::vector<Named> transformations(const std::vector<std::string>& healthy) {
   for (std::size_t w : {80, 120, 160})
     t.push_back({"hard wrap at " + std::to_string(w),
                  [w](const std::string& text) { return fold(split_lines(text), w); }});
+  // tqdm redraws its bar with "\r" and ends it only when it closes; a paste that lost the
+  // "\r" has the bar in front of the line written next (tqdm/std.py format_meter).
+  t.push_back({"tqdm bar glued before each line",
+               [](const std::string& text) {
+                 auto lines = split_lines(text);
+                 for (auto& l : lines)
+                   if (!l.empty())
+                     l = "Tokenizing:  92%|#########2| 3289/3591 [29:58<02:45, 1.83it/s]" + l;
+                 return join(lines);
+               },
+               "Tokenizing:  92%\\|#########2\\| 3289/3591 \\[29:58<02:45, 1\\.83it/s\\]"});
   t.push_back({"terminal screen copy at 160 (rows padded)",
                [](const std::string& text) { return fold(split_lines(text), 160, true); }});
   t.push_back({"Markdown quote", [](const std::string& text) {

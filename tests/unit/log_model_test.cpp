@@ -372,6 +372,9 @@ TEST_CASE("launcher, library and timestamp prefixes are attributed", "[log-model
        "[29:58<12:05, 41.59 examples/s][rank1]:[W516 14:34:56.853490829 socket.cpp:464] [c10d] "
        "waitForInput: poll",
        1, "", -1, -1, NcclLevel::kNone, TimeKind::kWallClockNoYear, "[c10d] waitForInput"},
+      {"Tokenizing:  92%|#########2| 3289/3591 [29:58<02:45, 1.83it/s][rank0]:[titan] "
+       "2025-08-21 11:19:52,947 - root - INFO - batch 86",
+       0, "", -1, -1, NcclLevel::kNone, TimeKind::kNone, "[titan] 2025"},
       {"  3%|   | 270/9847 [05:50<3:17:42,  1.24s/it]node1:11:12 [0] NCCL WARN x", -1, "node1", 11,
        0, NcclLevel::kWarn, TimeKind::kNone, "x"},
   };

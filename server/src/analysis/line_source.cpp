@@ -171,6 +171,8 @@ const RE2& carrier_prefix() {
       R"(|\[(?:rank|default)\d+\]: ?)"                     // torchrun --tee / log prefix
       R"(|\((?:[\w.]+ )?pid=\d+(?:, ip=[\d.]+)?\) ?)"      // Ray
       R"(|\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? )"  // ISO
+      R"(|(?:[^|\r\n]{0,120}: ?)? *\d{1,3}%\|[^|\r\n]{0,120}\| *[\d.]+[kMGTP]?/[\d.?]+[kMGTP]? )"
+      R"(\[[^\]\r\n]{0,120}\])"                                                  // a tqdm bar
       R"(|[\w.-]+[-_]\d+ +\| )"                                                  // docker compose
       R"(|[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \S+ [\w./@-]+(?:\[\d+\])?: ))",  // journald
       latin1_options());
