@@ -39,17 +39,11 @@ void strip_reference(std::string_view s, std::string& text, std::vector<std::siz
       char k = s[i + 1];
       std::size_t j = i + 2;
       if (k == '[') {
-        while (j < s.size() && static_cast<unsigned char>(s[j]) >= 0x20 &&
-               static_cast<unsigned char>(s[j]) <= 0x3f)
-          ++j;
-        while (j < s.size() && static_cast<unsigned char>(s[j]) >= 0x20 &&
-               static_cast<unsigned char>(s[j]) <= 0x2f)
-          ++j;
+        while (j < s.size() && static_cast<unsigned char>(s[j]) >= 0x20 && static_cast<unsigned char>(s[j]) <= 0x3f) ++j;
+        while (j < s.size() && static_cast<unsigned char>(s[j]) >= 0x20 && static_cast<unsigned char>(s[j]) <= 0x2f) ++j;
         i = j < s.size() ? j + 1 : j;
       } else if (k == ']' || k == 'P' || k == '_' || k == '^') {
-        while (j < s.size() && s[j] != '\a' &&
-               !(s[j] == 0x1b && j + 1 < s.size() && s[j + 1] == '\\'))
-          ++j;
+        while (j < s.size() && s[j] != '\a' && !(s[j] == 0x1b && j + 1 < s.size() && s[j + 1] == '\\')) ++j;
         i = j >= s.size() ? j : j + (s[j] == '\a' ? 1 : 2);
       } else {
         i += 2;
@@ -194,8 +188,7 @@ TEST_CASE("control bytes are found at every alignment, and only those strip_ansi
   // to anywhere: the answer is the first byte that stripping drops whatever surrounds it.
   auto dropped = [](unsigned char c) {
     CleanLine cl;
-    // Appended: GCC 12 at -O3 reports a false -Wrestrict (PR 105329) in operator+(const char*,
-    // std::string&&).
+    // Appended: GCC 12 at -O3 reports a false -Wrestrict (PR 105329) in operator+(const char*, std::string&&).
     strip_ansi(std::string("@").append(1, static_cast<char>(c)).append("@"), cl);
     return cl.text.find(static_cast<char>(c)) == std::string::npos;
   };
@@ -254,7 +247,7 @@ TEST_CASE("escape sequences are removed and columns map back", "[log-model]") {
   REQUIRE(may_contain_escapes(raw));
   strip_ansi(raw, c);
   CHECK(c.text == "ERROR: CUDA out of memory");
-  CHECK(c.raw_offset(0) == 7);  // 'E' after the 7-byte CSI
+  CHECK(c.raw_offset(0) == 7);               // 'E' after the 7-byte CSI
   CHECK(raw.substr(c.raw_offset(7), 4) == "CUDA");
   // OSC 633 shell-integration marks (VS Code terminal capture) and OSC 8 hyperlinks.
   strip_ansi("\x1b]633;C\x07NCCL WARN x\x1b]8;;file:///a\x1b\\link\x1b]8;;\x1b\\", c);
@@ -269,8 +262,7 @@ TEST_CASE("escape sequences are removed and columns map back", "[log-model]") {
   strip_ansi(std::string("a\0b\tc\x7f", 6), c);
   CHECK(c.text == "ab\tc");
   // "[1,3]<stdout>:" and "[0]" are not colour codes.
-  CHECK_FALSE(
-      may_contain_escapes("[1,3]<stdout>:smc-gpu-03:29881:30401 [0] NCCL INFO init.cc:903 -> 5"));
+  CHECK_FALSE(may_contain_escapes("[1,3]<stdout>:smc-gpu-03:29881:30401 [0] NCCL INFO init.cc:903 -> 5"));
   // A truncated sequence at the end of a line is dropped, not read past.
   strip_ansi("text\x1b[1;3", c);
   CHECK(c.text == "text");

@@ -295,8 +295,8 @@ struct Hypothesis {
 struct Reading {
   std::string category;
   Role role = Role::kContext;
-  bool summary = false;       // a launcher's account of how a rank ended, not the fault itself
-  std::string meaning;        // for summaries: "crashed with SIGSEGV"
+  bool summary = false;  // a launcher's account of how a rank ended, not the fault itself
+  std::string meaning;   // for summaries: "crashed with SIGSEGV"
   std::optional<int> signal;  // for summaries: the signal that ended the process, if one did
   // A crash report's innermost recognised frame, which gave it its category: the frame's
   // event, or the crash line itself when the line names the library (kernel segfault lines).
@@ -1285,8 +1285,7 @@ struct Diagnoser {
     if (h.from_symptoms) {
       if (const CrossRankFinding* lag = lagging_counter(h)) {
         h.lead = lag->lead;
-        h.lead_reason = outlier_reason(events, *lag) +
-                        " (its counter lags: it never entered the "
+        h.lead_reason = outlier_reason(events, *lag) + " (its counter lags: it never entered the "
                         "collective the other ranks wait in)";
         return;
       }

@@ -43,6 +43,14 @@ enum Kind : unsigned {
   kKinds
 };
 
+// A tqdm progress bar the next line was written after without a newline (tqdm redraws its
+// bar with "\r" and ends it only when it closes): "{desc}: {percentage}%|{bar}| {n}/{total}
+// [{elapsed}<{remaining}, {rate}{postfix}]" (tqdm/std.py format_meter). A prefix read for the
+// line's source (kProgressBar) and a carrier prefix (carrier_prefix_length) alike.
+constexpr const char kProgressBarPattern[] =
+    R"((?:[^|\r\n]{0,120}: ?)? *\d{1,3}%\|[^|\r\n]{0,120}\| *[\d.]+[kMGTP]?/[\d.?]+[kMGTP]? )"
+    R"(\[[^\]\r\n]{0,120}\])";
+
 constexpr const char* kPatterns[kKinds] = {
     R"(^\(([\w.]+) pid=(\d+)(?:, ip=([\d.]+))?\) ?)",
     R"(^\[(?:rank|default)(\d+)\]: ?)",
@@ -73,24 +81,16 @@ constexpr const char* kPatterns[kKinds] = {
     R"(^\[([^\s:\[\],]+):(\d+)\] )",
     // docker compose's service prefix: "trainer-1  | " (v2), "trainer_1  | " (v1).
     R"(^[\w.-]+[-_]\d+ +\| )",
-    // A tqdm progress bar the next line was written after without a newline (tqdm redraws
-    // its bar with "\r" and ends it only when it closes): "{desc}: {percentage}%|{bar}|
-    // {n}/{total} [{elapsed}<{remaining}, {rate}{postfix}]" (tqdm/std.py format_meter).
-    R"(^(?:[^|\r\n]{0,120}: ?)? *\d{1,3}%\|[^|\r\n]{0,120}\| *[\d.]+[kMGTP]?/[\d.?]+[kMGTP]? \[[^\]\r\n]{0,120}\])",
+    kProgressBarPattern,  // anchored where used: RE2::Consume and the ANCHOR_START set
 };
 
 Severity glog_severity(std::string_view letter) {
   switch (letter.empty() ? ' ' : letter.front()) {
-    case 'I':
-      return Severity::kInfo;
-    case 'W':
-      return Severity::kWarning;
-    case 'E':
-      return Severity::kError;
-    case 'F':
-      return Severity::kFatal;
-    default:
-      return Severity::kUnknown;
+    case 'I': return Severity::kInfo;
+    case 'W': return Severity::kWarning;
+    case 'E': return Severity::kError;
+    case 'F': return Severity::kFatal;
+    default: return Severity::kUnknown;
   }
 }
 
@@ -98,17 +98,12 @@ Severity nccl_severity(NcclLevel level) {
   switch (level) {
     case NcclLevel::kInfo:
     case NcclLevel::kTrace:
-    case NcclLevel::kDiag:
-      return Severity::kInfo;
+    case NcclLevel::kDiag: return Severity::kInfo;
     case NcclLevel::kAttn:
-    case NcclLevel::kWarn:
-      return Severity::kWarning;
-    case NcclLevel::kError:
-      return Severity::kError;
-    case NcclLevel::kAbort:
-      return Severity::kFatal;
-    case NcclLevel::kNone:
-      break;
+    case NcclLevel::kWarn: return Severity::kWarning;
+    case NcclLevel::kError: return Severity::kError;
+    case NcclLevel::kAbort: return Severity::kFatal;
+    case NcclLevel::kNone: break;
   }
   return Severity::kUnknown;
 }
@@ -135,8 +130,7 @@ struct Prefixes {
     for (unsigned k = 0; k < kKinds; ++k)
       by_kind[k] = std::make_unique<LazyRegex>(kPatterns[k], latin1_options(), nullptr);
     bool ok = true;
-    for (unsigned k = 0; k < kKinds; ++k)
-      ok = ok && starts.Add(kPatterns[k], nullptr) == static_cast<int>(k);
+    for (unsigned k = 0; k < kKinds; ++k) ok = ok && starts.Add(kPatterns[k], nullptr) == static_cast<int>(k);
     starts_ok = ok && starts.Compile();
   }
 
@@ -163,18 +157,19 @@ const Prefixes& prefixes() {
 // and collectors' formats.
 const RE2& carrier_prefix() {
   static const RE2 re(
-      R"(^(?:)"
-      R"( {0,3}>+ ?)"                                                      // Markdown quote
-      R"(| *\d{1,6}: )"                                                    // srun --label
-      R"(|(?:[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})?)"  // horovodrun time
-      R"(\[\d+(?:,\d+)?\]<(?:stdout|stderr|stddiag)>: ?)"  // mpirun --tag-output, horovodrun
-      R"(|\[(?:rank|default)\d+\]: ?)"                     // torchrun --tee / log prefix
-      R"(|\((?:[\w.]+ )?pid=\d+(?:, ip=[\d.]+)?\) ?)"      // Ray
-      R"(|\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? )"  // ISO
-      R"(|(?:[^|\r\n]{0,120}: ?)? *\d{1,3}%\|[^|\r\n]{0,120}\| *[\d.]+[kMGTP]?/[\d.?]+[kMGTP]? )"
-      R"(\[[^\]\r\n]{0,120}\])"                                                  // a tqdm bar
-      R"(|[\w.-]+[-_]\d+ +\| )"                                                  // docker compose
-      R"(|[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \S+ [\w./@-]+(?:\[\d+\])?: ))",  // journald
+      std::string(
+          R"(^(?:)"
+          R"( {0,3}>+ ?)"                                                      // Markdown quote
+          R"(| *\d{1,6}: )"                                                    // srun --label
+          R"(|(?:[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})?)"  // horovodrun time
+          R"(\[\d+(?:,\d+)?\]<(?:stdout|stderr|stddiag)>: ?)"  // mpirun --tag-output, horovodrun
+          R"(|\[(?:rank|default)\d+\]: ?)"                     // torchrun --tee / log prefix
+          R"(|\((?:[\w.]+ )?pid=\d+(?:, ip=[\d.]+)?\) ?)"      // Ray
+          R"(|\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? )"  // ISO
+          R"(|)") +
+          kProgressBarPattern +      // a tqdm bar
+          R"(|[\w.-]+[-_]\d+ +\| )"  // docker compose
+          R"(|[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \S+ [\w./@-]+(?:\[\d+\])?: ))",  // journald
       latin1_options());
   return re;
 }
