@@ -282,6 +282,32 @@ TEST_CASE("an observation just before a cause, in the same process, is its reaso
               "ib", 1);
 }
 
+TEST_CASE("an NCCL warning's caller repeats the error: the thread's first warning leads",
+          "[chain]") {
+  // The caller's warning is the stronger rule, the call that failed the weaker one; NCCL's
+  // trace joins them in one thread, so the failed call is where the error happened.
+  auto c = catalog({make("call", "shm", Role::kCause, 0.35, "Call to \\w+ failed"),
+                    make("segment", "shm", Role::kCause, 0.85, "Error while creating shared"),
+                    make("trace", "socket", Role::kSymptom, 0.2, "NCCL INFO \\S+:\\d+ -> 2$")});
+  const std::string call =
+      "n:27106:27302 [0] include/shm.h:27 NCCL WARN Call to shm_open failed : "
+      "Permission denied\n";
+  const std::string trace = "n:27106:27302 [0] NCCL INFO include/shm.h:41 -> 2\n";
+  const std::string segment =
+      "n:27106:27302 [0] include/shm.h:48 NCCL WARN Error while creating shared memory segment "
+      "nccl-shm-recv-0 (size 4460544)\n";
+  auto a = check_first(c, call + trace + segment, "shm", 0);
+  CHECK_THAT(a.diagnoses.front().reasoning, Catch::Contains("error trace"));
+  // Adjacent, with no trace between, it is the same chain.
+  check_first(c, call + segment, "shm", 0);
+  // Another thread's warning is another report: the stronger line leads.
+  std::string other = call;
+  other.replace(other.find(":27302"), 6, ":27399");
+  check_first(c, other + trace + segment, "shm", 2);
+  // A line no rule reads between them ends the chain.
+  check_first(c, call + "some unrelated output\n" + trace + segment, "shm", 3);
+}
+
 TEST_CASE("of equally strong lines, the more severe leads; NCCL's WARN is an error level",
           "[lead]") {
   auto c = catalog({make("ima", "cuda", Role::kCause, 0.6, "an illegal memory access")});

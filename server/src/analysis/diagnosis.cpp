@@ -319,6 +319,10 @@ constexpr std::size_t kMinQuoted = 24;
 // lines of one failed set-up step: the observation, the step's error, its caller's).
 constexpr std::size_t kReasonDistance = 8;
 
+// How far above a WARN NCCL's error trace may have begun (one trace line per frame the error
+// returned through, and the WARNs of callers that add what they were doing).
+constexpr std::size_t kChainDistance = 16;
+
 constexpr int kSigabrt = 6;
 
 // Categories whose symptoms say a process ended or its device failed (lead_timeouts_with_...).
@@ -1267,6 +1271,48 @@ struct Diagnoser {
     return best;
   }
 
+  // NCCL reports an error where it happens, with a WARN; each caller on the way back up the
+  // stack prints NCCLCHECK's "file:line -> code" trace at INFO, and a caller that adds what
+  // it was doing prints a WARN of its own after those ("Call to shm_open failed", then
+  // "Error while creating shared memory segment"). A WARN of the lead's thread above it,
+  // joined to it by nothing but that thread's trace lines and WARNs, is the same error where
+  // it happened, and it leads. The chain is the thread's (NCCL's header names it): another
+  // thread's lines, or any line no rule read, end it.
+  std::optional<std::size_t> chain_origin(const Hypothesis& h, std::size_t lead) const {
+    const Event& l = events[lead];
+    auto of_thread = [&](const Event& e) {
+      return e.file == l.file && e.source.tid && e.source.tid == l.source.tid &&
+             e.source.pid == l.source.pid && e.source.host == l.source.host;
+    };
+    if (l.source.level != NcclLevel::kWarn || !l.source.tid) return std::nullopt;
+    const std::set<std::size_t> mine(h.events.begin(), h.events.end());
+    std::map<std::size_t, std::vector<std::size_t>> at_line;  // the lines just above the lead
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      const Event& e = events[i];
+      if (e.file == l.file && e.line < l.line && e.line + kChainDistance >= l.line)
+        at_line[e.line].push_back(i);
+    }
+    std::optional<std::size_t> origin;
+    for (std::size_t line = l.line; line-- > 0 && line + kChainDistance >= l.line;) {
+      auto found = at_line.find(line);
+      if (found == at_line.end()) break;
+      bool linked = false;
+      for (std::size_t i : found->second) {
+        const Event& e = events[i];
+        if (!of_thread(e)) continue;
+        if (e.source.level == NcclLevel::kWarn) {
+          linked = true;
+          if (mine.count(i)) origin = i;
+        } else if (e.source.level == NcclLevel::kInfo &&
+                   own_text(e).find(" -> ") != std::string_view::npos) {
+          linked = true;
+        }
+      }
+      if (!linked) break;
+    }
+    return origin;
+  }
+
   // Choose a hypothesis's initiating event, unless a phase before already did.
   void choose_lead(Hypothesis& h) const {
     if (h.lead) return;
@@ -1285,7 +1331,8 @@ struct Diagnoser {
     if (h.from_symptoms) {
       if (const CrossRankFinding* lag = lagging_counter(h)) {
         h.lead = lag->lead;
-        h.lead_reason = outlier_reason(events, *lag) + " (its counter lags: it never entered the "
+        h.lead_reason = outlier_reason(events, *lag) +
+                        " (its counter lags: it never entered the "
                         "collective the other ranks wait in)";
         return;
       }
@@ -1297,6 +1344,13 @@ struct Diagnoser {
       h.lead_reason = "the line just before " + describe(e) + " (line " +
                       std::to_string(e.line + 1) +
                       ") in the same process says why: the first fault of the two";
+      return;
+    }
+    if (auto origin = chain_origin(h, top.front())) {
+      h.lead = *origin;
+      h.lead_reason = "where the error " + describe(e) + " (line " + std::to_string(e.line + 1) +
+                      ") reports happened: the same thread's first warning, joined to it by "
+                      "NCCL's error trace";
       return;
     }
     if (auto first = first_report(top.front())) {
