@@ -388,6 +388,10 @@ TEST_CASE("an NCCL source file names the subsystem that failed", "[nccl-source]"
       {"graph/xml.cc:850", "config"},
       {"graph/topo.cc", "config"},
       {"misc/gdrwrap.cc", "gdr"},
+      {"ib_plugin.c:1615", "ib"},  // the RDMA/SHARP network plugin's files
+      {"ucx_plugin.c:498", "net-plugin"},
+      {"ucx_rma_plugin.c", "net-plugin"},
+      {"sharp_plugin.c:288", nullptr},
       {"init.cc:1548", nullptr},
       {"group.cc:418", nullptr},
       {"enqueue.cc:1981", nullptr},

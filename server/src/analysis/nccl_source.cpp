@@ -10,7 +10,16 @@ namespace {
 // Path fragments of NCCL's tree (2.10 to 2.30: src/transport, src/misc, src/graph, src/os,
 // src/include, src/plugin), most specific first. A fragment matches at a path component
 // boundary, so "socket" names misc/socket.cc and os/socket.cc, never net_socket.cc.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 20> kSubsystems = {{
+// Network plugins log through NCCL's logger with their own file names: the RDMA/SHARP
+// plugin (nccl-rdma-sharp-plugins, rccl-rdma-sharp-plugins) has src/ib_plugin.c, its verbs
+// transport, which fails as NCCL's own net_ib does, and src/ucx_plugin.c (ucx_rma_plugin.c,
+// ucx_uct_plugin.c), the plugin's own UCX transports. Its src/sharp_plugin.c names no
+// subsystem: a SHARP (CollNet) set-up error is one NCCL goes on from, without CollNet.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 24> kSubsystems = {{
+    {"ib_plugin", "ib"},
+    {"ucx_plugin", "net-plugin"},
+    {"ucx_rma_plugin", "net-plugin"},
+    {"ucx_uct_plugin", "net-plugin"},
     {"gdrwrap", "gdr"},  // GDRCopy
     {"net_ib", "ib"},    // transport/net_ib.cc and the 2.24+ net_ib/ directory
     {"ibvwrap", "ib"},   // libibverbs calls
