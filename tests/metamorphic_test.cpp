@@ -3,8 +3,8 @@
 // ff_corpus_test gives it), then after each transformation below, which launchers, log
 // collectors, terminals and forums apply to real logs; the top diagnosis's category and
 // initiating line must stay the same. The transformations are written from the tools' own
-// output formats (srun --label, mpirun --tag-output, horovodrun, kubectl logs --timestamps, docker
-// compose, journald), not from anything firstfault reads.
+// output formats (srun --label, mpirun --tag-output, horovodrun, torchx, kubectl logs --timestamps,
+// docker compose, journald), not from anything firstfault reads.
 //
 //   ff_metamorphic_test [--only NAME] [--min F] [--healthy-run LOG] [--healthy] CORPUS_DIR
 //     Prints, per transformation, how many cases kept their diagnosis and the ones that did
@@ -154,6 +154,17 @@ std::vector<Named> transformations(const std::vector<std::string>& healthy) {
                  return join(lines);
                },
                "Tue Jun  1 12:25:59 2021\\[\\d+\\]<stderr>:"});
+  // TorchX's "{role}/{replica} " (torchx/cli/cmd_log.py) before torchrun's "[defaultN]:"
+  // (torchx's dist.ddp runs torchrun with --tee): NeMo-Run's local executor writes this.
+  t.push_back({"torchx log over torchrun --tee",
+               [](const std::string& text) {
+                 auto lines = split_lines(text);
+                 auto labels = task_labels(lines);
+                 for (std::size_t i = 0; i < lines.size(); ++i)
+                   lines[i] = "trainer/0 [default" + std::to_string(labels[i]) + "]:" + lines[i];
+                 return join(lines);
+               },
+               "trainer/0 \\[default\\d+\\]:"});
   t.push_back({"kubectl logs --timestamps",
                [](const std::string& text) {
                  auto lines = split_lines(text);

@@ -311,6 +311,12 @@ TEST_CASE("launcher, library and timestamp prefixes are attributed", "[log-model
       // Open MPI --tag-output (corpus horovod-3929).
       {"[1,2]<stdout>:smc-gpu-03:29880:30398 [0] init.cc:497 NCCL WARN Duplicate GPU detected", 2,
        "smc-gpu-03", 29880, 0, NcclLevel::kWarn, TimeKind::kNone, "Duplicate GPU"},
+      // TorchX's role/replica (NeMo-Run), then torchrun's tags or a glog header.
+      {"ining-demo/0 [default2]:[rank2]: Exception: Simulating a crash", 2, "", -1, -1,
+       NcclLevel::kNone, TimeKind::kNone, "Exception"},
+      {"ining-demo/0 W0307 22:41:27.659000 192252 torch/distributed/run.py:793] x", -1, "", -1, -1,
+       NcclLevel::kNone, TimeKind::kWallClockNoYear, "x"},
+      {"layers/0 weight shape", -1, "", -1, -1, NcclLevel::kNone, TimeKind::kNone, "layers/0"},
       // Slurm srun --label.
       {"3: gpu-a:1:2 [1] NCCL INFO Channel 00/0 : 3[1] -> 4[0] via NET/IB/1/GDRDMA", 3, "gpu-a", 1,
        1, NcclLevel::kInfo, TimeKind::kNone, "Channel"},

@@ -175,6 +175,9 @@ TEST_CASE("carrier prefixes: what launchers and collectors put before a line", "
   CHECK(carrier_prefix_length("> > RuntimeError: boom") == 4);
   CHECK(carrier_prefix_length("Mar  4 05:06:07 node1 python3[42]: x") == 35);
   CHECK(carrier_prefix_length("0: [rank3]: RuntimeError: boom") == 12);  // nested
+  // TorchX's role/replica (NeMo-Run's local executor), before torchrun's tags.
+  CHECK(carrier_prefix_length("ining-demo/0 [default2]:[rank2]: Exception: boom") == 33);
+  CHECK(carrier_prefix_length("layers/0 weight shape") == 0);  // a word and a slash alone
   CHECK(carrier_prefix_length("RuntimeError: boom") == 0);
   CHECK(carrier_prefix_length("") == 0);
   CHECK(carrier_prefix_length("\x01\x02 binary") == 0);

@@ -40,6 +40,7 @@ enum Kind : unsigned {
   kOmpiProcess,
   kCompose,
   kProgressBar,
+  kTorchX,
   kKinds
 };
 
@@ -82,6 +83,9 @@ constexpr const char* kPatterns[kKinds] = {
     // docker compose's service prefix: "trainer-1  | " (v2), "trainer_1  | " (v1).
     R"(^[\w.-]+[-_]\d+ +\| )",
     kProgressBarPattern,  // anchored where used: RE2::Consume and the ANCHOR_START set
+    // TorchX's "{role}/{replica} " (torchx log, and NeMo-Run, which launches through it),
+    // read only where another prefix follows it (peel_launcher).
+    R"(^[\w.-]*[A-Za-z][\w.-]*/\d{1,5} )",
 };
 
 Severity glog_severity(std::string_view letter) {
@@ -169,6 +173,7 @@ const RE2& carrier_prefix() {
           R"(|)") +
           kProgressBarPattern +      // a tqdm bar
           R"(|[\w.-]+[-_]\d+ +\| )"  // docker compose
+          R"(|[\w.-]*[A-Za-z][\w.-]*/\d{1,5} (?:\[(?:rank|default)\d+\]: ?))"  // TorchX, torchrun
           R"(|[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \S+ [\w./@-]+(?:\[\d+\])?: ))",  // journald
       latin1_options());
   return re;
@@ -315,6 +320,15 @@ inline Peeled peel_launcher(const Prefixes& p, std::string_view rest, std::uint3
     return took(in, rest);
   }
   if (can(may, kCompose) && RE2::Consume(&in, p.re(kCompose))) return took(in, rest);
+  if (can(may, kTorchX) && RE2::Consume(&in, p.re(kTorchX))) {
+    // A word, a slash and a number start many lines ("layers/0 ..."): it is TorchX's
+    // prefix only when a launcher's or a logger's own prefix follows it.
+    constexpr std::uint32_t kLoose = (1u << kHost) | (1u << kTorchX) | (1u << kProgressBar) |
+                                     (1u << kSlurm) | (1u << kNcclDevOnly);
+    const std::string_view after = rest.substr(static_cast<std::size_t>(in.data() - rest.data()));
+    if (p.candidates(after) & ~kLoose) return took(in, rest);
+    in = re2::StringPiece(rest.data(), rest.size());
+  }
   if (can(may, kProgressBar) && RE2::Consume(&in, p.re(kProgressBar))) return took(in, rest);
   if (can(may, kOmpiProcess) && RE2::Consume(&in, p.re(kOmpiProcess), &a[0], &a[1])) {
     if (src.host.empty()) src.host = std::string(sv(a[0]));
