@@ -31,6 +31,7 @@
 #include <sstream>
 
 #include "analysis/analyze.hpp"
+#include "cli/evidence_inputs.hpp"
 #include "cli/rule_set.hpp"
 #include "corpus_case.hpp"
 #include "percent.hpp"
@@ -120,6 +121,16 @@ void print_confusion(const std::vector<CaseResult>& results) {
   }
 }
 
+// The log as `firstfault analyze` reads it: evidence the CLI finds by content and converts
+// (NCCL RAS client output, a Flight Recorder dump) goes through the same conversion, so a
+// case is scored on what a user of the tool would be told.
+std::string as_analyzed(const fs::path& path, std::string log) {
+  std::vector<ff::cli::EvidenceInput> in{{path.string(), log}};
+  auto ev = ff::cli::convert_evidence(in);
+  if (auto it = ev.texts.find(0); it != ev.texts.end()) return it->second;
+  return log;
+}
+
 struct Options {
   double min_category = 0.90, min_line = 0.90;
   bool healthy = false;
@@ -142,7 +153,7 @@ int run_corpus(const fs::path& dir, const Options& opt) {
   int with_line = 0, with_line_ok = 0;
   for (const auto& c : cases) {
     json expected = json::parse(read_file(c / "expected.json"));
-    std::string log = read_file(c / "log.txt");
+    std::string log = as_analyzed(c / "log.txt", read_file(c / "log.txt"));
     ff::analysis::LogInput in{(c / "log.txt").string(), log};
     auto outcome = opt.use_outcome ? ff::test::case_outcome(expected) : ff::analysis::JobOutcome{};
     auto a = ff::analysis::analyze(loaded.catalog, std::span(&in, 1), outcome);
@@ -230,7 +241,7 @@ int run_healthy(const fs::path& dir, const Options& opt) {
   int bad = 0;
   std::vector<std::string> bad_names;
   for (const auto& c : cases) {
-    std::string log = read_file(c / "log.txt");
+    std::string log = as_analyzed(c / "log.txt", read_file(c / "log.txt"));
     ff::analysis::LogInput in{(c / "log.txt").string(), log};
     auto a = ff::analysis::analyze(loaded.catalog, std::span(&in, 1));
     std::string name = c.filename().string();
