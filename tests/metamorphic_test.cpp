@@ -124,46 +124,27 @@ struct Named {
 
 std::vector<Named> transformations(const std::vector<std::string>& healthy) {
   std::vector<Named> t;
-  t.push_back({"srun --label",
-               [](const std::string& text) {
-                 auto lines = split_lines(text);
-                 auto labels = task_labels(lines);
-                 for (std::size_t i = 0; i < lines.size(); ++i)
-                   lines[i] = std::to_string(labels[i]) + ": " + lines[i];
-                 return join(lines);
-               },
-               "\\d+: "});
-  t.push_back({"mpirun --tag-output",
-               [](const std::string& text) {
-                 auto lines = split_lines(text);
-                 auto labels = task_labels(lines);
-                 for (std::size_t i = 0; i < lines.size(); ++i)
-                   lines[i] = "[1," + std::to_string(labels[i]) + "]<stderr>:" + lines[i];
-                 return join(lines);
-               },
-               "\\[1,\\d+\\]<stderr>:"});
+  // A launcher's tag before every line, naming the task that printed it (task_labels): the
+  // tag is `before` + the task's number + `after`.
+  const auto tagged = [](std::string before, std::string after) -> Transform {
+    return [before, after](const std::string& text) {
+      auto lines = split_lines(text);
+      auto labels = task_labels(lines);
+      for (std::size_t i = 0; i < lines.size(); ++i)
+        lines[i] = before + std::to_string(labels[i]) + after + lines[i];
+      return join(lines);
+    };
+  };
+  t.push_back({"srun --label", tagged("", ": "), "\\d+: "});
+  t.push_back({"mpirun --tag-output", tagged("[1,", "]<stderr>:"), "\\[1,\\d+\\]<stderr>:"});
   // horovodrun's own tag (horovod/runner/common/util/safe_shell_exec.py:
   // "{time}[{rank}]<{stream}>:" with time.asctime() under --prefix-output-with-timestamp).
   t.push_back({"horovodrun --prefix-output-with-timestamp",
-               [](const std::string& text) {
-                 auto lines = split_lines(text);
-                 auto labels = task_labels(lines);
-                 for (std::size_t i = 0; i < lines.size(); ++i)
-                   lines[i] = "Tue Jun  1 12:25:59 2021[" + std::to_string(labels[i]) +
-                              "]<stderr>:" + lines[i];
-                 return join(lines);
-               },
+               tagged("Tue Jun  1 12:25:59 2021[", "]<stderr>:"),
                "Tue Jun  1 12:25:59 2021\\[\\d+\\]<stderr>:"});
   // TorchX's "{role}/{replica} " (torchx/cli/cmd_log.py) before torchrun's "[defaultN]:"
   // (torchx's dist.ddp runs torchrun with --tee): NeMo-Run's local executor writes this.
-  t.push_back({"torchx log over torchrun --tee",
-               [](const std::string& text) {
-                 auto lines = split_lines(text);
-                 auto labels = task_labels(lines);
-                 for (std::size_t i = 0; i < lines.size(); ++i)
-                   lines[i] = "trainer/0 [default" + std::to_string(labels[i]) + "]:" + lines[i];
-                 return join(lines);
-               },
+  t.push_back({"torchx log over torchrun --tee", tagged("trainer/0 [default", "]:"),
                "trainer/0 \\[default\\d+\\]:"});
   t.push_back({"kubectl logs --timestamps",
                [](const std::string& text) {
