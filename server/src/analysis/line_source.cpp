@@ -52,6 +52,11 @@ constexpr const char kProgressBarPattern[] =
     R"((?:[^|\r\n]{0,120}: ?)? *\d{1,3}%\|[^|\r\n]{0,120}\| *[\d.]+[kMGTP]?/[\d.?]+[kMGTP]? )"
     R"(\[[^\]\r\n]{0,120}\])";
 
+// TorchX's "{role}/{replica} " (torchx log, and NeMo-Run, which launches through it): a
+// prefix only where another prefix follows it, which peel_launcher checks for the line's
+// source and the carrier prefix writes out (torchrun's tag).
+constexpr const char kTorchXPattern[] = R"([\w.-]*[A-Za-z][\w.-]*/\d{1,5} )";
+
 constexpr const char* kPatterns[kKinds] = {
     R"(^\(([\w.]+) pid=(\d+)(?:, ip=([\d.]+))?\) ?)",
     R"(^\[(?:rank|default)(\d+)\]: ?)",
@@ -83,9 +88,7 @@ constexpr const char* kPatterns[kKinds] = {
     // docker compose's service prefix: "trainer-1  | " (v2), "trainer_1  | " (v1).
     R"(^[\w.-]+[-_]\d+ +\| )",
     kProgressBarPattern,  // anchored where used: RE2::Consume and the ANCHOR_START set
-    // TorchX's "{role}/{replica} " (torchx log, and NeMo-Run, which launches through it),
-    // read only where another prefix follows it (peel_launcher).
-    R"(^[\w.-]*[A-Za-z][\w.-]*/\d{1,5} )",
+    kTorchXPattern,       // likewise
 };
 
 Severity glog_severity(std::string_view letter) {
@@ -173,7 +176,9 @@ const RE2& carrier_prefix() {
           R"(|)") +
           kProgressBarPattern +      // a tqdm bar
           R"(|[\w.-]+[-_]\d+ +\| )"  // docker compose
-          R"(|[\w.-]*[A-Za-z][\w.-]*/\d{1,5} (?:\[(?:rank|default)\d+\]: ?))"  // TorchX, torchrun
+          R"(|)" +
+          kTorchXPattern +
+          R"(\[(?:rank|default)\d+\]: ?)"  // TorchX, then torchrun's tag
           R"(|[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \S+ [\w./@-]+(?:\[\d+\])?: ))",  // journald
       latin1_options());
   return re;
