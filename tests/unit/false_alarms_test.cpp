@@ -189,3 +189,43 @@ TEST_CASE("a job the scheduler stopped is no failure unless it is known to have 
                   "2021-05-23T09:00:00 DUE TO TASK FAILURE ***\n");
   CHECK_FALSE(task.diagnoses.empty());
 }
+
+// A traceback inside a program's own message (NeMo's safe_import logs the ImportError it
+// recovers from this way) is an exception the program caught; Python prints an uncaught
+// one's header on a line of its own.
+TEST_CASE("a traceback inside a message is a caught exception, not a crash", "[false-alarm]") {
+  const std::string frames =
+      "  File \"/workspace/pkg/utils/import_utils.py\", line 319, in safe_import_from\n"
+      "    return getattr(imported_module, symbol), True\n"
+      "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+      "AttributeError: module 'pkg.fusions' has no attribute 'quick_gelu'\n"
+      "\n"
+      "step 1 loss 2.31\n";
+  const std::string in_message =
+      "Import of quick_gelu from pkg.fusions failed with: Traceback (most recent call last):\n" +
+      frames;
+  const std::string uncaught = "Traceback (most recent call last):\n" + frames;
+  CHECK(run(in_message).diagnoses.empty());
+  REQUIRE_FALSE(run(uncaught).diagnoses.empty());
+  auto crash = run(uncaught);
+  CHECK(crash.events[crash.diagnoses.front().initiating].text.rfind("AttributeError", 0) == 0);
+  // Behind a launcher's label the header is still read past the label.
+  auto labelled = [](const std::string& text) {
+    std::string out;
+    std::size_t b = 0;
+    while (b < text.size()) {
+      std::size_t e = text.find('\n', b);
+      out += " 2: " + text.substr(b, e - b) + "\n";
+      b = e + 1;
+    }
+    return out;
+  };
+  CHECK(run(labelled(in_message)).diagnoses.empty());
+  CHECK_FALSE(run(labelled(uncaught)).diagnoses.empty());
+  // Under a known failure the caught exception is still a lead when nothing better is.
+  std::string text = labelled(in_message);
+  LogInput in{"test.log", text};
+  JobOutcome failed;
+  failed.end = JobEnd::kFailed;
+  CHECK_FALSE(analyze(ff::test::builtin_catalog(), std::span(&in, 1), failed).diagnoses.empty());
+}

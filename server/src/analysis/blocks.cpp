@@ -169,4 +169,20 @@ void attribute_from_block(std::string_view text, Event& ev, std::string_view nea
   }
 }
 
+bool traceback_in_message(std::string_view text, const Event& ev, std::string_view near,
+                          std::size_t near_base) {
+  constexpr std::size_t kFrames = 48;
+  static const std::string_view kHeader = "Traceback (most recent call last):";
+  std::string_view prev[kFrames];
+  std::size_t n = lines_above(text, near, near_base, ev.offset, prev, kFrames);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string line = without_carrier(prev[i]);
+    std::size_t header = line.find(kHeader);
+    if (header != std::string::npos) return line.find_first_not_of(" \t") < header;
+    // A frame ("  File ...", its code, the carets under it) or a blank line inside a chain.
+    if (!line.empty() && line.front() != ' ' && line.front() != '\t') return false;
+  }
+  return false;
+}
+
 }  // namespace ff::analysis

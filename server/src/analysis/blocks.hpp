@@ -22,6 +22,16 @@ namespace ff::analysis {
 void attribute_from_block(std::string_view text, Event& ev, std::string_view near = {},
                           std::size_t near_base = 0);
 
+// Whether the exception line `ev` closes a traceback that a program printed as part of its
+// own message ("... failed with: Traceback (most recent call last):"): the exception was
+// caught and reported, not left to end the process. Python prints an uncaught exception's
+// header on a line of its own (sys.excepthook, traceback.print_exception); text in front of
+// the header, past what carried the line (a launcher's label, a timestamp), is a message
+// that holds traceback.format_exc(). Walks up through the traceback's frames only (indented
+// lines), at most 48 lines.
+bool traceback_in_message(std::string_view text, const Event& ev, std::string_view near = {},
+                          std::size_t near_base = 0);
+
 // Returns up to `max_lines` lines that end just before `offset` (nearest last).
 // Exposed for tests.
 std::size_t previous_lines(std::string_view text, std::size_t offset, std::string_view* out,

@@ -181,6 +181,11 @@ struct LineMatcher {
     ev.match_end = stripped ? cleaned.raw_offset(h.match_end) : h.match_end;
     apply_captures(ev);
     attribute_from_block(whole, ev, near, near_base);
+    // A traceback a program put in its own message reports an exception it caught: the
+    // line reads as a warning of that program's, not as the end of a process.
+    if (ev.source.severity == Severity::kUnknown && !ev.capture("exception").empty() &&
+        traceback_in_message(whole, ev, near, near_base))
+      ev.source.severity = Severity::kWarning;
     state.events.push_back(std::move(ev));
   }
 };
