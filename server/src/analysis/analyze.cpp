@@ -1,5 +1,6 @@
 #include "analysis/analyze.hpp"
 
+#include "analysis/cut_traceback.hpp"
 #include "analysis/paste.hpp"
 #include "analysis/scan.hpp"
 #include "analysis/stacks.hpp"
@@ -26,7 +27,11 @@ Analysis analyze(const Catalog& catalog, std::span<const LogInput> inputs,
     append_scan(state, std::move(one), 0);
   }
   // A job known to have failed: where each rank's progress and stack stopped (stacks.hpp).
-  if (outcome.known_failure()) compare_stopped_processes(catalog, scanned, state);
+  if (outcome.known_failure()) {
+    compare_stopped_processes(catalog, scanned, state);
+    // A paste cut before its exception line: the innermost frame (cut_traceback.hpp).
+    read_cut_tracebacks(catalog, scanned, state);
+  }
   return diagnose(catalog, std::move(files), std::move(state), outcome);
 }
 

@@ -534,6 +534,9 @@ std::vector<Reading> read_events(const Catalog& catalog, const std::vector<Event
                           " steps apart, the ranks did not issue the same collectives";
       }
     }
+    if (r.decode == Decode::kTraceback)
+      reading.meaning =
+          "is the innermost frame of a traceback the log ends in, cut before its exception line";
     // A dumped stack outside every collective while others wait in one (stacks.hpp).
     if (r.decode == Decode::kStack && !e.capture("waiting").empty())
       reading.meaning =

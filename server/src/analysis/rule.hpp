@@ -57,13 +57,18 @@ inline const char* role_name(Role r) {
 //                main-thread stacks are compared (stacks.hpp): the first one outside every
 //                collective, while more wait in one, is the rule's one event. Role finding
 //                with only_under_failure only.
-enum class Decode { kNone, kExitStatus, kNcclSource, kFrame, kProgress, kStack };
+//   kTraceback:  the line opens a Python traceback ("Traceback (most recent call last):");
+//                the scan makes no events of it. When the job is known to have failed, an
+//                input that ends inside a traceback (cut before its exception line: a paste
+//                that stopped short) gives the rule one event, the innermost frame's code
+//                line (cut_traceback.hpp). Role finding with only_under_failure only.
+enum class Decode { kNone, kExitStatus, kNcclSource, kFrame, kProgress, kStack, kTraceback };
 
 // Whether the rule's lines are read after the scan, by their own module (progress.hpp,
 // stacks.hpp), never by the scan: a training loop prints a counter on every step, a dump
 // a frame per line.
 inline bool read_after_scan(Decode d) {
-  return d == Decode::kProgress || d == Decode::kStack;
+  return d == Decode::kProgress || d == Decode::kStack || d == Decode::kTraceback;
 }
 
 struct Check {

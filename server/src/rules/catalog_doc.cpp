@@ -25,6 +25,10 @@ const char* decode_note(analysis::Decode decode) {
       return " A progress counter: when the job is known to have failed, each rank's last such "
              "line is compared with the others'; ranks two or more steps apart are "
              "collective-mismatch.";
+    case analysis::Decode::kTraceback:
+      return " Opens a Python traceback: when the job is known to have failed, a log that ends "
+             "inside one (cut before its exception line) is read, and the innermost frame's code "
+             "line is where the process failed.";
     case analysis::Decode::kNone:
     case analysis::Decode::kFrame:
       break;

@@ -407,13 +407,17 @@ void read_explains_and_decode(const json& j, Reader& r, analysis::Rule& rule) {
     rule.decode = analysis::Decode::kProgress;
   else if (decode == "stack")
     rule.decode = analysis::Decode::kStack;
+  else if (decode == "traceback")
+    rule.decode = analysis::Decode::kTraceback;
   else if (!decode.empty())
-    r.fail("decode", "must be 'exit-status', 'nccl-source', 'frame', 'progress' or 'stack'");
+    r.fail("decode",
+           "must be 'exit-status', 'nccl-source', 'frame', 'progress', 'stack' or 'traceback'");
   if (analysis::read_after_scan(rule.decode) &&
       (rule.role != analysis::Role::kFinding || !rule.only_under_failure))
     r.fail("decode",
-           "a progress or stack rule has role 'finding' and only_under_failure: counters and "
-           "stacks are compared across ranks only when the job is known to have failed");
+           "a progress, stack or traceback rule has role 'finding' and only_under_failure: "
+           "counters, stacks and cut tracebacks are read only when the job is known to have "
+           "failed");
   if (rule.decode == analysis::Decode::kFrame &&
       (rule.role != analysis::Role::kContext || rule.benign))
     r.fail("decode",
@@ -707,6 +711,7 @@ std::string rule_to_json(const analysis::Rule& r) {
   if (r.decode == analysis::Decode::kNcclSource) j["decode"] = "nccl-source";
   if (r.decode == analysis::Decode::kProgress) j["decode"] = "progress";
   if (r.decode == analysis::Decode::kStack) j["decode"] = "stack";
+  if (r.decode == analysis::Decode::kTraceback) j["decode"] = "traceback";
   if (r.decode == analysis::Decode::kFrame) j["decode"] = "frame";
   if (!r.sources.empty()) j["sources"] = r.sources;
   if (!r.verdict.empty()) {
