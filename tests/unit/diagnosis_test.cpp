@@ -214,6 +214,24 @@ TEST_CASE("across files, the outlier can be in another file", "[diagnosis]") {
   CHECK(a.files[1].lines == 2);
 }
 
+TEST_CASE("two ranks on different operations are a mismatch, whoever lags", "[diagnosis]") {
+  Rule wd = make("wd", "straggler", Role::kSymptom, 0.5, "^(?P<rank>\\d+): \\[(?P<op>[a-z]+)\\.");
+  wd.cross_rank = CrossRank{{"op"}, "collective-mismatch"};
+  auto c = catalog({wd});
+  // One rank waits to broadcast, the other has not reached the allreduce: no order says who
+  // lags, but they cannot meet. The first to say so leads.
+  auto a = run(c, "1: [allreduce.w]\n0: [broadcast.flag]\n");
+  REQUIRE_FALSE(a.diagnoses.empty());
+  CHECK(a.diagnoses.front().category == "collective-mismatch");
+  CHECK(initiating(a).source.rank == 1);
+  // A rule without a mismatch category cannot tell who lags: no outlier.
+  Rule plain = wd;
+  plain.cross_rank = CrossRank{{"op"}, ""};
+  auto b = run(catalog({plain}), "1: [allreduce.w]\n0: [broadcast.flag]\n");
+  REQUIRE_FALSE(b.diagnoses.empty());
+  CHECK(b.diagnoses.front().category == "straggler");
+}
+
 TEST_CASE("torchelastic's Root Cause record names the rank and is preferred", "[diagnosis]") {
   auto c = catalog({make("kill", "host-oom", Role::kCause, 0.6, "exitcode\\s*:\\s*-9\\b")});
   auto a = run(c,

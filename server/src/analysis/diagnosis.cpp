@@ -155,8 +155,16 @@ std::optional<CrossRankFinding> compare_group(const std::vector<Event>& events,
       }
       auto a = numeric(entry.first), b = numeric(minority->first);
       if (!a || !b) {
-        undecided = true;
-        break;
+        // Values without an order (two operations): who lags is unknown, but ranks that
+        // disagree on a mismatch rule's key issued different collectives whoever lags; the
+        // one that said so first leads.
+        if (spec.mismatch_category.empty()) {
+          undecided = true;
+          break;
+        }
+        if (happened_before(events[entry.second.front()], events[minority->second.front()]))
+          minority = &entry;
+        continue;
       }
       if (*a < *b) minority = &entry;
     }
