@@ -11,6 +11,7 @@
 #include "diagnosis_test_util.hpp"
 
 using namespace ff::analysis;
+using ff::test::failed;
 
 namespace {
 
@@ -23,12 +24,6 @@ const std::string kFrames =
 
 Analysis run(const std::string& text, JobOutcome outcome) {
   return ff::test::run(ff::test::builtin_catalog(), text, outcome);
-}
-
-JobOutcome failed() {
-  JobOutcome o;
-  o.end = JobEnd::kFailed;
-  return o;
 }
 
 std::string lead_text(const Analysis& a) {
