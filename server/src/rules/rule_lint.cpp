@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/line_matcher.hpp"
 #include "analysis/line_source.hpp"
 #include "analysis/prefilter.hpp"
 
@@ -13,14 +14,14 @@ std::vector<ExampleResult> run_examples(const analysis::Catalog& catalog) {
   std::vector<ExampleResult> out;
   std::vector<analysis::PatternHit> hits;
   std::vector<std::pair<std::size_t, std::size_t>> checks;
-  std::vector<int> scratch;
+  analysis::LineMatcher matcher(catalog);
   const auto& rules = catalog.rules();
   for (std::size_t ri = 0; ri < rules.size(); ++ri) {
     const auto& r = rules[ri];
     auto hit_rules = [&](const std::string& line) {
       hits.clear();
       checks.clear();
-      catalog.match(line, hits, checks, scratch);
+      matcher.match(line, hits, checks);
       std::set<std::size_t> s;
       for (const auto& h : hits) s.insert(h.rule);
       // Progress counters and stack frames are read after the scan, by their own patterns
@@ -131,7 +132,7 @@ LintReport lint(const std::vector<analysis::Rule>& raw, std::vector<RuleProblem>
   // the line (a higher weight in the same or a stronger role).
   std::vector<analysis::PatternHit> hits;
   std::vector<std::pair<std::size_t, std::size_t>> checks;
-  std::vector<int> scratch;
+  analysis::LineMatcher matcher(catalog);
   const auto& rules = catalog.rules();
   auto strength = [&](std::size_t i) { return analysis::line_precedence(rules[i]); };
   for (std::size_t ri = 0; ri < rules.size(); ++ri) {
@@ -142,7 +143,7 @@ LintReport lint(const std::vector<analysis::Rule>& raw, std::vector<RuleProblem>
     for (const auto& ex : rules[ri].examples_match) {
       hits.clear();
       checks.clear();
-      catalog.match(ex, hits, checks, scratch);
+      matcher.match(ex, hits, checks);
       for (const auto& h : hits)
         if (h.rule != ri && strength(h.rule) > strength(ri)) ++beaten_by[h.rule];
     }
