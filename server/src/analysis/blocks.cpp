@@ -24,9 +24,7 @@ std::string clean(std::string_view raw) {
 // launcher's label, a collector's timestamp, Markdown quoting), since a record's fields are
 // recognised by where they start.
 std::string without_carrier(std::string_view raw) {
-  std::string text = clean(raw);
-  text.erase(0, carrier_prefix_length(text));
-  return text;
+  return std::string(past_carrier(clean(raw)));
 }
 
 bool to_int(std::string_view s, int& out) {

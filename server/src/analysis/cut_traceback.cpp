@@ -10,11 +10,6 @@ namespace ff::analysis {
 
 namespace {
 
-// A line's text past what carried it (a launcher's label, a timestamp, Markdown quoting).
-std::string_view own_text(std::string_view line) {
-  return line.substr(carrier_prefix_length(line));
-}
-
 bool blank(std::string_view s) {
   return s.find_first_not_of(" \t") == std::string_view::npos;
 }
@@ -48,7 +43,7 @@ void read_cut_tracebacks(const Catalog& catalog, std::span<const std::string_vie
     Spot innermost;         // the last frame's code line, else the frame
     bool framed = false;    // a frame was read since the header
     while (cursor.next(span)) {
-      const std::string_view line = own_text(without_escapes(span.text, cleaned));
+      const std::string_view line = past_carrier(without_escapes(span.text, cleaned));
       if (line.find("Traceback") != std::string_view::npos &&
           catalog.matches(headers.front(), line)) {
         inside = true;

@@ -1223,8 +1223,7 @@ struct Diagnoser {
 
   // A line's text without what a launcher or a paste put before it, and its indentation.
   static std::string_view own_text(const Event& e) {
-    std::string_view t = e.text;
-    t.remove_prefix(std::min(t.size(), carrier_prefix_length(t)));
+    std::string_view t = past_carrier(e.text);
     while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
     return t;
   }

@@ -52,6 +52,10 @@ LineSource parse_line_source(std::string_view line);
 // pattern that starts where its producer's line starts still matches a carried line.
 // 0 when the line starts with none of them.
 std::size_t carrier_prefix_length(std::string_view line);
+// The producer's own line: `line` past what carried it (carrier_prefix_length).
+inline std::string_view past_carrier(std::string_view line) {
+  return line.substr(carrier_prefix_length(line));
+}
 
 // Parses a timestamp at the start of `s`; returns the number of bytes consumed (0 if none).
 std::size_t parse_timestamp(std::string_view s, TimeKind& kind, double& seconds);
