@@ -1,6 +1,5 @@
 #include "analysis/line_matcher.hpp"
 
-#include <algorithm>
 #include <optional>
 
 #include "analysis/prefilter.hpp"
@@ -24,13 +23,8 @@ void LineMatcher::match(std::string_view line, std::vector<PatternHit>& out,
                         std::vector<std::pair<std::size_t, std::size_t>>& checks) {
   Impl& m = *impl_;
   m.entries.clear();
-  // The prefilter's answer is used only when it has one for every byte of the line: an id
-  // at or past the entry count marks bytes RE2 reads differently (try everything).
-  const bool narrowed = m.session && m.session->ok() && m.session->candidates(line, m.entries) &&
-                        std::none_of(m.entries.begin(), m.entries.end(), [&](int id) {
-                          return static_cast<std::size_t>(id) >= m.catalog.entry_count();
-                        });
-  if (!narrowed) {
+  // Without a prefilter, or when its scan fails, every pattern is tried.
+  if (!m.session || !m.session->candidates(line, m.entries)) {
     m.catalog.match(line, out, checks, m.scratch);
     return;
   }
